@@ -1,0 +1,17 @@
+"""The ``sternhalma`` command: one entry point, one sub-command per job."""
+
+from __future__ import annotations
+
+import click
+
+from sternhalma.cli.engine import bench, moves
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="sternhalma")
+def main() -> None:
+    """Chinese checkers (Stern-Halma), capture Chinese checkers and Halma."""
+
+
+main.add_command(moves)
+main.add_command(bench)

@@ -1,0 +1,71 @@
+"""Engine commands: ``moves`` (legal moves of a position) and ``bench``."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from sternhalma import benchmark
+from sternhalma.errors import SternhalmaError
+from sternhalma.notation import position_from_json
+from sternhalma.rules import VARIANTS
+
+
+def fail(message: str) -> None:
+    """A one-line message on standard error and exit status 2."""
+    click.echo(f"error: {message}", err=True)
+    sys.exit(2)
+
+
+def read_argument(value: str) -> str:
+    """``-`` reads standard input; anything else is the text itself."""
+    return sys.stdin.read() if value == "-" else value
+
+
+@click.command()
+@click.option("--position", "position_text", required=True, help="Position JSON, or - for stdin.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of lines.")
+def moves(position_text: str, as_json: bool) -> None:
+    """Every legal move of the side to move, sorted, one per line."""
+    try:
+        position = position_from_json(read_argument(position_text))
+    except SternhalmaError as error:
+        fail(str(error))
+        return
+    rules = position.rules
+    texts = sorted(rules.format_move(m) for m in rules.legal_moves(position))
+    if as_json:
+        click.echo(json.dumps(texts))
+    else:
+        for text in texts:
+            click.echo(text)
+
+
+@click.command()
+@click.option(
+    "--variant",
+    "variants",
+    multiple=True,
+    type=click.Choice(list(VARIANTS)),
+    help="Only these variants (repeatable); all by default.",
+)
+@click.option("--seconds", default=1.0, show_default=True, help="Time per measurement.")
+def bench(variants: tuple[str, ...], seconds: float) -> None:
+    """Legal-move generation and apply speed on seeded mid-game positions."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="sternhalma engine speed (one process)")
+    for column in ("variant", "positions/s", "moves/s", "moves/position", "apply/s"):
+        table.add_column(column, justify="right" if column != "variant" else "left")
+    for figures in benchmark.run(variants, seconds):
+        table.add_row(
+            figures.variant,
+            f"{figures.positions_per_second:,.0f}",
+            f"{figures.moves_per_second:,.0f}",
+            f"{figures.moves / figures.positions:.1f}",
+            f"{figures.applies_per_second:,.0f}",
+        )
+    Console().print(table)

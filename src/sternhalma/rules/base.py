@@ -1,0 +1,140 @@
+"""The interface every game's rules fill in.
+
+A ``Ruleset`` instance is one variant (``classic-2``, ``capture-3``, ...):
+an id in the registry plus the options that make it differ. The engine is
+pure: it knows positions and moves, not players, clocks or the referee.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+
+from sternhalma.boards.base import Board
+from sternhalma.errors import IllegalMoveError, InvalidMoveTextError
+from sternhalma.position import Move, Position
+
+
+class Ruleset(ABC):
+    #: "chinese-checkers", "capture" or "halma".
+    game: str
+    #: Whether two moves between the same holes are the same move (race games)
+    #: or differ by their path (capture: the path decides what is captured).
+    moves_by_path: bool = False
+
+    def __init__(
+        self,
+        id: str,
+        board: Board,
+        seats: Sequence[str],
+        teams: Sequence[Sequence[int]] = (),
+        long_jumps: bool = False,
+        title: str = "",
+    ) -> None:
+        self.id = id
+        self.board = board
+        #: Seat colours in turn order; a seat is an index into this tuple.
+        self.seats: tuple[str, ...] = tuple(seats)
+        #: Partners, as tuples of seats; empty when everyone plays alone.
+        self.teams: tuple[tuple[int, ...], ...] = tuple(tuple(t) for t in teams)
+        self.long_jumps = long_jumps
+        self.title = title or id
+
+    @property
+    def players(self) -> int:
+        return len(self.seats)
+
+    def seat_of(self, colour: str) -> int:
+        """The seat index of a colour; ValueError if it has no seat here."""
+        try:
+            return self.seats.index(colour.strip().lower())
+        except ValueError:
+            raise ValueError(
+                f"{colour!r} has no seat in {self.id} (seats: {', '.join(self.seats)})"
+            ) from None
+
+    def team_of(self, seat: int) -> int | None:
+        for team, members in enumerate(self.teams):
+            if seat in members:
+                return team
+        return None
+
+    # -- what each game defines -------------------------------------------
+    @abstractmethod
+    def initial(self) -> Position:
+        """The starting position, first seat to move."""
+
+    @abstractmethod
+    def legal_moves(self, position: Position) -> list[Move]:
+        """Every legal move of the seat to move (race: one per (start, end))."""
+
+    @abstractmethod
+    def check_path(self, position: Position, path: Sequence[int]) -> Move:
+        """The move for ``path`` if it is legal, else IllegalMoveError saying why."""
+
+    @abstractmethod
+    def apply_unchecked(self, position: Position, move: Move) -> Position:
+        """The next position, for a move known to be legal (search, referee)."""
+
+    # -- shared ------------------------------------------------------------
+    def next_seat(self, seat: int) -> int:
+        return (seat + 1) % len(self.seats)
+
+    def apply(self, position: Position, move: Sequence[int]) -> Position:
+        """The position after ``move``; IllegalMoveError if it is not legal."""
+        self._check_rules(position)
+        return self.apply_unchecked(position, self.check_path(position, move))
+
+    def progress(self, position: Position, move: Move) -> int:
+        """How much ``move`` brings the mover closer to winning (0 where it means nothing)."""
+        return 0
+
+    def has_move(self, position: Position) -> bool:
+        return bool(self.legal_moves(position))
+
+    def is_legal(self, position: Position, move: Sequence[int]) -> bool:
+        try:
+            self.check_path(position, move)
+        except IllegalMoveError:
+            return False
+        return True
+
+    def format_move(self, move: Sequence[int]) -> str:
+        return "-".join(self.board.names[hole] for hole in move)
+
+    def parse_path(self, text: str) -> Move:
+        """A path of existing holes from move text (``m1-m3-k5``, also with ``x``)."""
+        cleaned = text.strip().lower()
+        if not cleaned:
+            raise InvalidMoveTextError("empty move: write the path of holes, like m1-m3-k5")
+        parts = [part.strip() for part in cleaned.replace("x", "-").split("-")]
+        if len(parts) < 2:
+            raise InvalidMoveTextError(
+                f"{text.strip()!r} is not a move: write at least two holes joined by '-'"
+            )
+        holes = []
+        for part in parts:
+            if part not in self.board.index_of:
+                raise InvalidMoveTextError(
+                    f"unknown {self._hole_word} {part!r}"
+                    if part
+                    else f"{text!r} has an empty hole name"
+                )
+            holes.append(self.board.index_of[part])
+        return Move(holes)
+
+    def parse_move(self, position: Position, text: str) -> Move:
+        """The legal move written as ``text``; InvalidMoveTextError or IllegalMoveError."""
+        self._check_rules(position)
+        return self.check_path(position, self.parse_path(text))
+
+    @property
+    def _hole_word(self) -> str:
+        return "square" if self.board.kind == "square" else "hole"
+
+    def _check_rules(self, position: Position) -> None:
+        if position.rules is not self:
+            raise IllegalMoveError(f"the position is {position.rules.id}, not {self.id}")
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.id}>"

@@ -1,0 +1,226 @@
+"""Race games: Chinese checkers on the star (every classic variant) and Halma.
+
+One class, configured per variant: the board, the seats, each seat's home
+and goal, the holes where a move may not end, long jumps, teams, the
+leaving-home deadline and what "finished" means.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import pairwise
+
+from sternhalma.boards.base import Board, bits
+from sternhalma.errors import IllegalMoveError
+from sternhalma.position import Move, Position
+from sternhalma.rules.base import Ruleset
+
+
+class RaceRules(Ruleset):
+    def __init__(
+        self,
+        id: str,
+        game: str,
+        board: Board,
+        seats: Sequence[str],
+        homes: Sequence[int],
+        goals: Sequence[int],
+        forbidden: Sequence[int],
+        *,
+        teams: Sequence[Sequence[int]] = (),
+        long_jumps: bool = False,
+        deadline: int | None = None,
+        anti_blocking: bool = True,
+        title: str = "",
+    ) -> None:
+        super().__init__(id, board, seats, teams, long_jumps, title)
+        self.game = game
+        #: homes[s], goals[s]: bitboards of seat s's start and target holes.
+        self.homes: tuple[int, ...] = tuple(homes)
+        self.goals: tuple[int, ...] = tuple(goals)
+        #: may_end[s]: holes where a move of seat s may end (not another point).
+        self.may_end: tuple[int, ...] = tuple(board.all & ~mask for mask in forbidden)
+        self.marbles_per_seat = homes[0].bit_count()
+        #: The player's move number from which no marble may stay home (None: no such rule).
+        self.deadline = deadline
+        #: Star rule: a full goal with at least one own marble finishes. Halma:
+        #: every own piece must stand in the goal.
+        self.anti_blocking = anti_blocking
+        #: distance_to_goal[s][h]: steps from hole h to the nearest goal hole of seat s.
+        self.distance_to_goal: tuple[tuple[int, ...], ...] = tuple(
+            tuple(min(board.distance(h, g) for g in bits(goal)) for h in range(board.size))
+            for goal in self.goals
+        )
+        self._steps: tuple[tuple[tuple[int, Move], ...], ...] = tuple(
+            tuple((1 << n, Move((h, n))) for n in board.neighbours[h]) for h in range(board.size)
+        )
+
+    def initial(self) -> Position:
+        return Position(self, 0, self.homes)
+
+    # -- move generation (the hot path) ------------------------------------
+    def legal_moves(self, position: Position) -> list[Move]:
+        seat = position.turn
+        return self.moves_of(position, seat, position.marbles[seat])
+
+    def moves_of(self, position: Position, seat: int, marbles: int) -> list[Move]:
+        """The legal moves of ``seat``'s marbles in ``marbles`` (a subset of its own)."""
+        occupied = position.occupied
+        free = ~occupied
+        goal = self.goals[seat]
+        may_end = self.may_end[seat]
+        everywhere = self.board.all
+        steps = self._steps
+        jumps = self.board.jumps
+        long_jumps = self.long_jumps
+        moves: list[Move] = []
+        append = moves.append
+        while marbles:
+            low = marbles & -marbles
+            marbles ^= low
+            start = low.bit_length() - 1
+            if goal & low:
+                land_ok = end_ok = goal
+            else:
+                land_ok, end_ok = everywhere, may_end
+            step_ok = free & end_ok
+            for bit, move in steps[start]:
+                if step_ok & bit:
+                    append(move)
+            others = occupied ^ low
+            closed = occupied | ~land_ok
+            frontier: list[tuple[int, tuple[int, ...]]] = [(start, (start,))]
+            if long_jumps:
+                for hole, path in frontier:
+                    for land, bit in self._long_landings(hole, others):
+                        if not closed & bit:
+                            closed |= bit
+                            longer = (*path, land)
+                            if end_ok & bit:
+                                append(Move(longer))
+                            frontier.append((land, longer))
+                continue
+            # Breadth first, so every landing hole gets a shortest path.
+            for hole, path in frontier:
+                for over, land, bit in jumps[hole]:
+                    if others & over and not closed & bit:
+                        closed |= bit
+                        longer = (*path, land)
+                        if end_ok & bit:
+                            append(Move(longer))
+                        frontier.append((land, longer))
+        return moves
+
+    def _long_landings(self, hole: int, others: int) -> list[tuple[int, int]]:
+        """Landing holes of long jumps from ``hole`` over ``others`` (k = 0 included)."""
+        landings = []
+        for ray in self.board.rays[hole]:
+            for k, over in enumerate(ray):
+                if others >> over & 1:
+                    far = 2 * k + 1
+                    if far < len(ray) and not any(others >> h & 1 for h in ray[k + 1 : far + 1]):
+                        landings.append((ray[far], 1 << ray[far]))
+                    break
+        return landings
+
+    def apply_unchecked(self, position: Position, move: Move) -> Position:
+        seat = position.turn
+        marbles = list(position.marbles)
+        marbles[seat] ^= (1 << move[0]) | (1 << move[-1])
+        return Position(self, self.next_seat(seat), tuple(marbles))
+
+    # -- checking a path given by a person ---------------------------------
+    def check_path(self, position: Position, path: Sequence[int]) -> Move:
+        names = self.board.names
+        colour = self.seats[position.turn]
+        text = self.format_move(path)
+
+        def illegal(reason: str) -> IllegalMoveError:
+            return IllegalMoveError(f"{text} is not legal for {colour}: {reason}")
+
+        if len(path) < 2:
+            raise illegal("a move needs at least two holes")
+        start = path[0]
+        owner = position.owner(start)
+        if owner is None:
+            raise illegal(f"there is no marble on {names[start]}")
+        if owner != position.turn:
+            raise illegal(f"the marble on {names[start]} is {self.seats[owner]}'s")
+        low = 1 << start
+        occupied = position.occupied
+        others = occupied ^ low
+        in_goal = bool(self.goals[position.turn] & low)
+        goal = self.goals[position.turn]
+        end = path[-1]
+        if len(path) == 2 and end in self.board.neighbours[start]:
+            if occupied >> end & 1:
+                raise illegal(f"{names[end]} is occupied")
+        else:
+            visited = {start}
+            for a, b in pairwise(path):
+                if b in visited:
+                    raise illegal(f"the chain lands on {names[b]} twice")
+                visited.add(b)
+                if others >> b & 1:
+                    raise illegal(f"{names[b]} is occupied")
+                reason = self._jump_problem(a, b, others)
+                if reason:
+                    raise illegal(reason)
+                if in_goal and not goal >> b & 1:
+                    raise illegal(
+                        f"the marble on {names[start]} is in its goal and may only land on goal holes"
+                    )
+        if not self.may_end[position.turn] >> end & 1:
+            raise illegal(f"a move cannot end in another point ({names[end]})")
+        if in_goal and not goal >> end & 1:
+            raise illegal(
+                f"the marble on {names[start]} is in its goal and may only move inside it"
+            )
+        return Move(path)
+
+    def _jump_problem(self, a: int, b: int, others: int) -> str:
+        """Why a-b is not a jump over ``others`` ('' when it is one)."""
+        names = self.board.names
+        for ray in self.board.rays[a]:
+            if b not in ray:
+                continue
+            far = ray.index(b)
+            if not self.long_jumps or far == 1:
+                if far != 1:
+                    break
+                return "" if others >> ray[0] & 1 else f"{names[ray[0]]} is empty"
+            if far % 2 == 0:
+                return f"{names[a]}-{names[b]} has no middle hole to jump over"
+            middle = far // 2
+            between = [h for h in ray[:far] if others >> h & 1]
+            if between != [ray[middle]]:
+                return (
+                    f"a long jump {names[a]}-{names[b]} needs exactly one marble, on "
+                    f"{names[ray[middle]]}, and empty holes around it"
+                )
+            return ""
+        if a in self.board.neighbours[b]:
+            return f"{names[a]}-{names[b]} is a step, and steps and jumps do not mix"
+        return f"{names[a]}-{names[b]} is not a step or a jump"
+
+    # -- facts the referee and the players use ------------------------------
+    def has_finished(self, position: Position, seat: int) -> bool:
+        goal = self.goals[seat]
+        own = position.marbles[seat]
+        if self.anti_blocking:
+            return position.occupied & goal == goal and bool(own & goal)
+        return own != 0 and own & goal == own
+
+    def in_goal(self, position: Position, seat: int) -> int:
+        """How many of the seat's own marbles stand in its goal."""
+        return (position.marbles[seat] & self.goals[seat]).bit_count()
+
+    def progress(self, position: Position, move: Move) -> int:
+        """Steps the move gains toward the mover's goal."""
+        table = self.distance_to_goal[position.turn]
+        return table[move[0]] - table[move[-1]]
+
+    def distance(self, position: Position, seat: int) -> int:
+        """Total steps the seat's marbles outside the goal still need (RULES.md ranking)."""
+        table = self.distance_to_goal[seat]
+        return sum(table[h] for h in bits(position.marbles[seat] & ~self.goals[seat]))
