@@ -58,6 +58,7 @@ def star_race(
         teams=teams,
         long_jumps=long_jumps,
         deadline=40 if fifteen else 30,
+        last_reply=players == 2,
         title=title,
     )
 

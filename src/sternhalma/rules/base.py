@@ -76,6 +76,21 @@ class Ruleset(ABC):
     def apply_unchecked(self, position: Position, move: Move) -> Position:
         """The next position, for a move known to be legal (search, referee)."""
 
+    # -- what the referee asks (defaults fit a game without them) -----------
+    #: The player's own move number from which no marble may stay at home
+    #: (RULES.md "Leaving home in time"); None where the game has no such rule.
+    deadline: int | None = None
+    #: Two-player star rule: when the first seat finishes, the second gets one more move.
+    last_reply: bool = False
+
+    def has_finished(self, position: Position, seat: int) -> bool:
+        """Whether ``seat`` has reached its goal (a state: once true, the referee keeps it)."""
+        return False
+
+    @abstractmethod
+    def standing(self, position: Position, seat: int) -> tuple[int, ...]:
+        """How well ``seat`` stands when a game is ranked early; larger is better."""
+
     # -- shared ------------------------------------------------------------
     def next_seat(self, seat: int) -> int:
         return (seat + 1) % len(self.seats)

@@ -31,6 +31,7 @@ class RaceRules(Ruleset):
         long_jumps: bool = False,
         deadline: int | None = None,
         anti_blocking: bool = True,
+        last_reply: bool = False,
         title: str = "",
     ) -> None:
         super().__init__(id, board, seats, teams, long_jumps, title)
@@ -46,6 +47,7 @@ class RaceRules(Ruleset):
         #: Star rule: a full goal with at least one own marble finishes. Halma:
         #: every own piece must stand in the goal.
         self.anti_blocking = anti_blocking
+        self.last_reply = last_reply
         #: distance_to_goal[s][h]: steps from hole h to the nearest goal hole of seat s.
         self.distance_to_goal: tuple[tuple[int, ...], ...] = tuple(
             tuple(min(board.distance(h, g) for g in bits(goal)) for h in range(board.size))
@@ -210,6 +212,10 @@ class RaceRules(Ruleset):
         if self.anti_blocking:
             return position.occupied & goal == goal and bool(own & goal)
         return own != 0 and own & goal == own
+
+    def standing(self, position: Position, seat: int) -> tuple[int, ...]:
+        """Own marbles in the goal (more is better), then distance (less is better)."""
+        return self.in_goal(position, seat), -self.distance(position, seat)
 
     def in_goal(self, position: Position, seat: int) -> int:
         """How many of the seat's own marbles stand in its goal."""
