@@ -1,0 +1,66 @@
+"""``sternhalma serve``: the web app on this machine."""
+
+from __future__ import annotations
+
+import threading
+import webbrowser
+
+import click
+
+from sternhalma.errors import SternhalmaError
+
+
+def open_browser_later(url: str, delay: float = 1.0) -> None:
+    """Open ``url`` in the default browser once the server listens; say so if there is none."""
+
+    def attempt() -> None:
+        try:
+            opened = webbrowser.open(url)
+        except webbrowser.Error:
+            opened = False
+        if not opened:
+            click.echo(f"No browser could be opened here; open {url} yourself.")
+
+    timer = threading.Timer(delay, attempt)
+    timer.daemon = True
+    timer.start()
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
+@click.option("--open", "open_browser", is_flag=True, help="Open the lobby in a browser.")
+@click.option(
+    "--database-url",
+    default=None,
+    help="SQLite file or SQLAlchemy URL for the tables (default: the user's data folder).",
+)
+@click.option(
+    "--workers",
+    default=None,
+    type=click.IntRange(1, 64),
+    help="Processes for the computer's thinking (default: cores - 1, at most 4).",
+)
+def serve(
+    host: str, port: int, open_browser: bool, database_url: str | None, workers: int | None
+) -> None:
+    """Start the web app: lobby, tables against the computer or on one screen."""
+    import uvicorn
+
+    from sternhalma.server.app import Settings, create_app
+    from sternhalma.server.store import database_url as parse_url
+
+    options: dict[str, object] = {}
+    try:
+        if database_url is not None:
+            options["database_url"] = parse_url(database_url)
+    except SternhalmaError as error:
+        raise click.BadParameter(str(error), param_hint="--database-url") from None
+    if workers is not None:
+        options["workers"] = workers
+    settings = Settings(**options)  # type: ignore[arg-type]
+    url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"
+    click.echo(f"sternhalma is at {url} (tables in {settings.database_url}); Ctrl+C stops it.")
+    if open_browser:
+        open_browser_later(url)
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")

@@ -1,0 +1,48 @@
+"""The computer's thinking, run in worker processes (never on the event loop).
+
+A job is plain data (variant id, start position, moves so far, level, seed),
+so it pickles cheaply; the worker rebuilds the referee by replaying the moves
+and asks the player for its move.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sternhalma.game import Game
+from sternhalma.notation import position_from_json
+from sternhalma.players import make_player
+
+
+@dataclass(frozen=True)
+class Job:
+    variant: str
+    start: str | None
+    moves: tuple[str, ...]
+    deadline_rule: bool
+    level: str
+    seed: int
+
+
+def rebuild(variant: str, start: str | None, moves: tuple[str, ...], deadline_rule: bool) -> Game:
+    """The referee after ``moves``, replayed (and so checked) from the start."""
+    game = Game(
+        variant,
+        start=position_from_json(start) if start else None,
+        deadline_rule=deadline_rule,
+    )
+    for text in moves:
+        game.play(text)
+    return game
+
+
+def choose(job: Job) -> str:
+    """The move text the player of ``job.level`` chooses (runs in a worker process)."""
+    game = rebuild(job.variant, job.start, job.moves, job.deadline_rule)
+    move = make_player(job.level, job.seed).choose(game)
+    return game.position.rules.format_move(move)
+
+
+def warm_up() -> bool:
+    """Imports the engine and players in a fresh worker, so the first move is not slow."""
+    return True

@@ -1,0 +1,419 @@
+// The SVG board: holes, marbles with their marks, highlights, paths and animation.
+// Geometry comes from the server (/api/variants): hole names, screen coordinates
+// (neighbours 1 unit apart, y upward) and the outline. Nothing here knows the rules:
+// which moves exist is told by the table, in the legal move paths it sends.
+
+const SVG = "http://www.w3.org/2000/svg";
+
+/** The marks that tell the seat colours apart without colour (drawn in the marble). */
+export const MARKS = {
+  white: "dot",
+  red: "triangle",
+  blue: "square",
+  black: "cross",
+  yellow: "star",
+  green: "diamond",
+};
+
+export function el(name, attrs = {}, parent = null) {
+  const node = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+function starPoints(r, inner) {
+  const points = [];
+  for (let i = 0; i < 10; i++) {
+    const radius = i % 2 ? inner : r;
+    const angle = -Math.PI / 2 + (i * Math.PI) / 5;
+    points.push(`${(radius * Math.cos(angle)).toFixed(3)},${(radius * Math.sin(angle)).toFixed(3)}`);
+  }
+  return points.join(" ");
+}
+
+/** Draws the mark of ``colour`` centred on (0, 0) into ``parent``. */
+export function drawMark(parent, colour, size = 0.4) {
+  const s = size;
+  const cls = { class: "mark" };
+  switch (MARKS[colour]) {
+    case "dot":
+      el("circle", { ...cls, r: (s * 0.38).toFixed(3) }, parent);
+      break;
+    case "triangle":
+      el("polygon", { ...cls, points: `0,${-s * 0.55} ${s * 0.5},${s * 0.35} ${-s * 0.5},${s * 0.35}` }, parent);
+      break;
+    case "square":
+      el("rect", { ...cls, x: -s * 0.38, y: -s * 0.38, width: s * 0.76, height: s * 0.76 }, parent);
+      break;
+    case "cross":
+      el("path", { class: "mark line", d: `M${-s * 0.45},0H${s * 0.45}M0,${-s * 0.45}V${s * 0.45}`, style: `stroke-width:${(s * 0.22).toFixed(3)}` }, parent);
+      break;
+    case "star":
+      el("polygon", { ...cls, points: starPoints(s * 0.6, s * 0.25) }, parent);
+      break;
+    case "diamond":
+      el("polygon", { ...cls, points: `0,${-s * 0.55} ${s * 0.45},0 0,${s * 0.55} ${-s * 0.45},0` }, parent);
+      break;
+    default:
+      break;
+  }
+}
+
+/** A small SVG swatch of a seat's marble (for the players list and the lobby). */
+export function swatch(colour, size = 22) {
+  const svg = el("svg", { viewBox: "-0.5 -0.5 1 1", width: size, height: size, class: "swatch", "aria-hidden": "true" });
+  const g = el("g", { class: `marble c-${colour}` }, svg);
+  el("circle", { class: "body", r: 0.45 }, g);
+  drawMark(g, colour, 0.45);
+  return svg;
+}
+
+function rotate([x, y], angle) {
+  const c = Math.cos(angle);
+  const s = Math.sin(angle);
+  return [x * c - y * s, x * s + y * c];
+}
+
+function hull(points) {
+  const pts = [...points].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  if (pts.length < 3) return pts;
+  const cross = (o, a, b) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+  const lower = [];
+  for (const p of pts) {
+    while (lower.length >= 2 && cross(lower[lower.length - 2], lower[lower.length - 1], p) <= 0) lower.pop();
+    lower.push(p);
+  }
+  const upper = [];
+  for (const p of pts.reverse()) {
+    while (upper.length >= 2 && cross(upper[upper.length - 2], upper[upper.length - 1], p) <= 0) upper.pop();
+    upper.push(p);
+  }
+  return lower.slice(0, -1).concat(upper.slice(0, -1));
+}
+
+/** Padded outline around a set of points (for the gold goal outline). */
+function padded(points, pad) {
+  const h = hull(points);
+  const cx = h.reduce((a, p) => a + p[0], 0) / h.length;
+  const cy = h.reduce((a, p) => a + p[1], 0) / h.length;
+  return h.map(([x, y]) => {
+    const dx = x - cx;
+    const dy = y - cy;
+    const d = Math.hypot(dx, dy) || 1;
+    return [x + (dx / d) * pad, y + (dy / d) * pad];
+  });
+}
+
+export class Board {
+  /**
+   * @param {HTMLElement} container where the SVG goes
+   * @param {object} geometry board description from the server
+   * @param {object} options {label(name, hole) -> string, onActivate(name), onHover(name|null), interactive}
+   */
+  constructor(container, geometry, options = {}) {
+    this.geometry = geometry;
+    this.options = options;
+    this.names = geometry.names;
+    this.index = new Map(this.names.map((n, i) => [n, i]));
+    this.angle = 0;
+    this.svg = el("svg", {
+      class: `board board-${geometry.kind}`,
+      role: options.interactive ? "group" : "img",
+    });
+    container.appendChild(this.svg);
+    this.layers = {};
+    for (const name of ["outline", "goal", "holes", "path", "marbles"]) {
+      this.layers[name] = el("g", { class: `layer-${name}` }, this.svg);
+    }
+    this.layers.marbles.setAttribute("aria-hidden", "true");
+    this.layers.path.setAttribute("aria-hidden", "true");
+    this.holeNodes = [];
+    this.marbleNodes = new Map(); // hole name -> marble <g>
+    this.buildHoles();
+    this.setRotation(0);
+    if (options.interactive) this.bindEvents();
+  }
+
+  // -- geometry ---------------------------------------------------------------
+  centre() {
+    const xy = this.geometry.xy;
+    const xs = xy.map((p) => p[0]);
+    const ys = xy.map((p) => p[1]);
+    return [(Math.min(...xs) + Math.max(...xs)) / 2, (Math.min(...ys) + Math.max(...ys)) / 2];
+  }
+
+  /** Screen position (SVG coordinates, y down) of hole index i after rotation. */
+  point(i) {
+    const [cx, cy] = this.centre();
+    const [x, y] = this.geometry.xy[i];
+    const [rx, ry] = rotate([x - cx, y - cy], this.angle);
+    return [rx, -ry];
+  }
+
+  pointOfRaw([x, y]) {
+    const [cx, cy] = this.centre();
+    const [rx, ry] = rotate([x - cx, y - cy], this.angle);
+    return [rx, -ry];
+  }
+
+  /** Turns the board so that the holes named in ``home`` are at the bottom
+   * (the star in steps of 60°; the square in steps of 90°, home bottom-right). */
+  turnHomeDown(home) {
+    if (!home || !home.length) return this.setRotation(0);
+    const [cx, cy] = this.centre();
+    let sx = 0;
+    let sy = 0;
+    for (const name of home) {
+      const [x, y] = this.geometry.xy[this.index.get(name)];
+      sx += x - cx;
+      sy += y - cy;
+    }
+    const current = Math.atan2(sy, sx);
+    const step = this.geometry.kind === "star" ? Math.PI / 3 : Math.PI / 2;
+    const target = this.geometry.kind === "star" ? -Math.PI / 2 : -Math.PI / 4;
+    const turns = Math.round((target - current) / step);
+    this.setRotation(turns * step);
+  }
+
+  setRotation(angle) {
+    const changed = Math.abs(angle - this.angle) > 1e-9 || !this.placed;
+    this.angle = angle;
+    if (!changed) return;
+    this.placed = true;
+    this.drawOutline();
+    this.holeNodes.forEach((node, i) => {
+      const [x, y] = this.point(i);
+      node.setAttribute("transform", `translate(${x.toFixed(3)},${y.toFixed(3)})`);
+    });
+    for (const [name, node] of this.marbleNodes) this.placeMarble(node, name);
+    this.fitView();
+    if (this.goalNames) this.showGoal(this.goalNames);
+  }
+
+  fitView(names = null) {
+    const pts = names
+      ? names.map((n) => this.point(this.index.get(n)))
+      : this.geometry.outline.flat().map((p) => this.pointOfRaw(p));
+    const xs = pts.map((p) => p[0]);
+    const ys = pts.map((p) => p[1]);
+    const m = names ? 0.9 : 0.3;
+    const x0 = Math.min(...xs) - m;
+    const y0 = Math.min(...ys) - m;
+    this.svg.setAttribute(
+      "viewBox",
+      `${x0.toFixed(2)} ${y0.toFixed(2)} ${(Math.max(...xs) + m - x0).toFixed(2)} ${(Math.max(...ys) + m - y0).toFixed(2)}`,
+    );
+  }
+
+  drawOutline() {
+    const layer = this.layers.outline;
+    layer.replaceChildren();
+    for (const polygon of this.geometry.outline) {
+      const pts = polygon.map((p) => this.pointOfRaw(p).map((v) => v.toFixed(3)).join(",")).join(" ");
+      el("polygon", { points: pts, class: "outline" }, layer);
+    }
+  }
+
+  buildHoles() {
+    const square = this.geometry.kind === "square";
+    this.names.forEach((name, i) => {
+      const g = el("g", { class: "hole", "data-hole": name }, this.layers.holes);
+      if (this.options.interactive) {
+        g.setAttribute("tabindex", "-1");
+        g.setAttribute("role", "button");
+      }
+      if (square) el("rect", { class: "cell", x: -0.5, y: -0.5, width: 1, height: 1 }, g);
+      el("circle", { class: "hit", r: 0.5 }, g);
+      el("circle", { class: "pit", r: square ? 0.16 : 0.2 }, g);
+      el("circle", { class: "ring", r: 0.46 }, g);
+      this.holeNodes[i] = g;
+    });
+  }
+
+  hole(name) {
+    return this.holeNodes[this.index.get(name)];
+  }
+
+  // -- marbles -----------------------------------------------------------------
+  /** Draws the marbles of a position (RULES.md §4 JSON). */
+  setPosition(position) {
+    this.position = position;
+    this.layers.marbles.replaceChildren();
+    this.marbleNodes.clear();
+    if (position.pieces) {
+      for (const name of position.pieces) this.addMarble(name, null);
+    } else {
+      for (const [colour, holes] of Object.entries(position.marbles)) {
+        for (const name of holes) this.addMarble(name, colour);
+      }
+    }
+    this.refreshLabels();
+  }
+
+  addMarble(name, colour) {
+    const g = el("g", { class: colour ? `marble c-${colour}` : "marble piece" }, this.layers.marbles);
+    el("circle", { class: "body", r: 0.4 }, g);
+    el("circle", { class: "shine", r: 0.14, cx: -0.12, cy: -0.13 }, g);
+    if (colour) drawMark(g, colour, 0.4);
+    g.dataset.colour = colour || "";
+    this.marbleNodes.set(name, g);
+    this.placeMarble(g, name);
+  }
+
+  placeMarble(node, name) {
+    const [x, y] = this.point(this.index.get(name));
+    node.setAttribute("transform", `translate(${x.toFixed(3)},${y.toFixed(3)})`);
+  }
+
+  /** The colour on a hole ("" for a shared capture piece), or undefined when empty. */
+  colourAt(name) {
+    const node = this.marbleNodes.get(name);
+    return node ? node.dataset.colour : undefined;
+  }
+
+  refreshLabels() {
+    if (!this.options.label) return;
+    this.names.forEach((name, i) => {
+      this.holeNodes[i].setAttribute("aria-label", this.options.label(name, this.holeNodes[i]));
+    });
+  }
+
+  /** Moves the marble along ``path`` hop by hop; pieces in ``removed`` vanish as they are jumped. */
+  async animate(path, removed = [], hopMs = 170) {
+    const node = this.marbleNodes.get(path[0]);
+    if (!node) return;
+    node.classList.add("moving");
+    this.layers.marbles.appendChild(node); // on top
+    const reduced = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    for (let k = 1; k < path.length; k++) {
+      const [x0, y0] = this.point(this.index.get(path[k - 1]));
+      const [x1, y1] = this.point(this.index.get(path[k]));
+      if (!reduced) {
+        await new Promise((resolve) => {
+          const t0 = performance.now();
+          const frame = (now) => {
+            const f = Math.min(1, (now - t0) / hopMs);
+            const e = f < 0.5 ? 2 * f * f : 1 - (-2 * f + 2) ** 2 / 2;
+            const lift = Math.sin(Math.PI * f) * 0.25;
+            node.setAttribute(
+              "transform",
+              `translate(${(x0 + (x1 - x0) * e).toFixed(3)},${(y0 + (y1 - y0) * e - lift).toFixed(3)}) scale(${1 + lift * 0.6})`,
+            );
+            if (f < 1) requestAnimationFrame(frame);
+            else resolve();
+          };
+          requestAnimationFrame(frame);
+        });
+      }
+      for (const name of removed) {
+        const [mx, my] = this.point(this.index.get(name));
+        const between = Math.hypot((x0 + x1) / 2 - mx, (y0 + y1) / 2 - my) < 0.1
+          || this.onSegment([x0, y0], [x1, y1], [mx, my]);
+        const victim = this.marbleNodes.get(name);
+        if (between && victim) victim.classList.add("captured");
+      }
+    }
+    this.marbleNodes.delete(path[0]);
+    this.marbleNodes.set(path[path.length - 1], node);
+    node.classList.remove("moving");
+    this.placeMarble(node, path[path.length - 1]);
+  }
+
+  onSegment(a, b, p) {
+    const cross = (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]);
+    if (Math.abs(cross) > 0.05) return false;
+    const dot = (p[0] - a[0]) * (b[0] - a[0]) + (p[1] - a[1]) * (b[1] - a[1]);
+    const len = (b[0] - a[0]) ** 2 + (b[1] - a[1]) ** 2;
+    return dot > 0 && dot < len;
+  }
+
+  // -- highlights ----------------------------------------------------------------
+  /** Sets a class on exactly the named holes. */
+  mark(cls, names) {
+    const wanted = new Set(names);
+    this.names.forEach((name, i) => this.holeNodes[i].classList.toggle(cls, wanted.has(name)));
+  }
+
+  showGoal(names) {
+    this.goalNames = names;
+    const layer = this.layers.goal;
+    layer.replaceChildren();
+    this.mark("goal", names || []);
+    if (!names || !names.length) return;
+    const pts = padded(names.map((n) => this.point(this.index.get(n))), 0.62);
+    el("polygon", { class: "goal-outline", points: pts.map((p) => p.map((v) => v.toFixed(3)).join(",")).join(" ") }, layer);
+  }
+
+  showPath(path, cls = "preview") {
+    const layer = this.layers.path;
+    layer.replaceChildren();
+    if (!path || path.length < 2) return;
+    const pts = path.map((n) => this.point(this.index.get(n)));
+    el("polyline", { class: `path ${cls}`, points: pts.map((p) => p.map((v) => v.toFixed(3)).join(",")).join(" ") }, layer);
+    for (const [x, y] of pts.slice(1)) el("circle", { class: `path-dot ${cls}`, cx: x, cy: y, r: 0.13 }, layer);
+  }
+
+  // -- interaction ---------------------------------------------------------------
+  bindEvents() {
+    const holeOf = (event) => event.target.closest && event.target.closest(".hole");
+    this.svg.addEventListener("click", (event) => {
+      const g = holeOf(event);
+      if (g) this.options.onActivate?.(g.dataset.hole);
+    });
+    this.svg.addEventListener("mouseover", (event) => {
+      const g = holeOf(event);
+      if (g) this.options.onHover?.(g.dataset.hole);
+    });
+    this.svg.addEventListener("mouseleave", () => this.options.onHover?.(null));
+    this.svg.addEventListener("focusin", (event) => {
+      const g = holeOf(event);
+      if (g) this.options.onHover?.(g.dataset.hole);
+    });
+    this.svg.addEventListener("keydown", (event) => {
+      const g = holeOf(event);
+      if (!g) return;
+      const arrows = { ArrowUp: [0, -1], ArrowDown: [0, 1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] };
+      if (arrows[event.key]) {
+        event.preventDefault();
+        const next = this.neighbourInDirection(g.dataset.hole, arrows[event.key]);
+        if (next) this.hole(next).focus();
+      } else if (event.key === "Enter" || event.key === " ") {
+        event.preventDefault();
+        this.options.onActivate?.(g.dataset.hole);
+      } else if (event.key === "Escape") {
+        event.preventDefault();
+        this.options.onCancel?.();
+      }
+    });
+  }
+
+  /** The nearest hole from ``name`` roughly in screen direction ``dir``. */
+  neighbourInDirection(name, [dx, dy]) {
+    const [x0, y0] = this.point(this.index.get(name));
+    let best = null;
+    let bestScore = Infinity;
+    this.names.forEach((other, i) => {
+      if (other === name) return;
+      const [x, y] = this.point(i);
+      const vx = x - x0;
+      const vy = y - y0;
+      const along = vx * dx + vy * dy;
+      if (along <= 0.1) return;
+      const across = Math.abs(vx * dy - vy * dx);
+      if (across > along * 1.8) return;
+      const score = along + across * 2;
+      if (score < bestScore) {
+        bestScore = score;
+        best = other;
+      }
+    });
+    return best;
+  }
+
+  /** Which holes Tab reaches (tabindex 0); every other hole stays reachable by arrows. */
+  setTabStops(names) {
+    const wanted = new Set(names);
+    this.names.forEach((name, i) => this.holeNodes[i].setAttribute("tabindex", wanted.has(name) ? "0" : "-1"));
+  }
+}

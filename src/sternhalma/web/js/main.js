@@ -1,0 +1,48 @@
+// The single-page app: language, routes (lobby, table, how to play) and links.
+
+import { LANGUAGES, language, preferredLanguage, setLanguage } from "./i18n.js";
+import { showHowTo } from "./howto.js";
+import { showLobby } from "./lobby.js";
+import { showTable } from "./table.js";
+
+const app = document.getElementById("app");
+let leave = null;
+
+async function route() {
+  if (leave) leave();
+  leave = null;
+  const path = location.pathname;
+  const table = path.match(/^\/table\/([\w-]+)$/);
+  const howto = path.match(/^\/how-to-play\/([\w-]+)$/);
+  document.body.dataset.view = table ? "table" : howto ? "howto" : "lobby";
+  if (table) leave = await showTable(app, table[1], navigate);
+  else if (howto) leave = await showHowTo(app, howto[1]);
+  else leave = await showLobby(app, navigate);
+  app.focus({ preventScroll: true });
+}
+
+export function navigate(path) {
+  if (path !== location.pathname) history.pushState(null, "", path);
+  route();
+}
+
+document.addEventListener("click", (event) => {
+  const link = event.target.closest && event.target.closest("a[data-link]");
+  if (!link || event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
+  event.preventDefault();
+  navigate(link.getAttribute("href"));
+});
+window.addEventListener("popstate", route);
+
+const picker = document.getElementById("language");
+picker.addEventListener("change", () => setLanguage(picker.value, true));
+
+async function start() {
+  await setLanguage(preferredLanguage());
+  picker.value = language();
+  for (const option of picker.options) option.disabled = !LANGUAGES.includes(option.value);
+  await route();
+  document.body.dataset.ready = "true";
+}
+
+start();

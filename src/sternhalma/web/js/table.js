@@ -1,0 +1,469 @@
+// The table: the board, whose turn it is, the players, the move list, undo, hint,
+// resign, the end of the game and the rematch. The server is authoritative: this
+// page sends intentions and draws the state that comes back (docs/protocol.md).
+
+import { catalogue, rememberToken, tokenFor, TableSocket } from "./api.js";
+import { Board, swatch } from "./board.js";
+import { ask, choose } from "./dialogs.js";
+import { has, place, t, translate } from "./i18n.js";
+import { recordGame } from "./records.js";
+import { colourName, thingName, variantName } from "./words.js";
+
+export async function showTable(root, id, navigate) {
+  const data = await catalogue();
+  root.innerHTML = `
+    <section class="table-view">
+      <div class="board-area">
+        <div class="board-wrap" id="board"></div>
+        <p class="keys hint" data-i18n="keys.help"></p>
+      </div>
+      <aside class="side">
+        <h1 class="table-title" id="table-title"></h1>
+        <p id="status" class="status" role="status" aria-live="polite"></p>
+        <p id="notice" class="notice" role="alert"></p>
+        <ol id="players" class="players"></ol>
+        <div class="actions">
+          <button type="button" id="undo" data-i18n="action.undo"></button>
+          <button type="button" id="hint" data-i18n="action.hint"></button>
+          <button type="button" id="resign" data-i18n="action.resign"></button>
+        </div>
+        <div id="viewing" class="viewing" hidden>
+          <span id="viewing-text"></span>
+          <button type="button" id="back" data-i18n="action.back"></button>
+        </div>
+        <section id="result" class="result" hidden aria-labelledby="result-title">
+          <h2 id="result-title" data-i18n="result.title"></h2>
+          <p id="reason"></p>
+          <ol id="places" class="places"></ol>
+          <p id="record-note" class="hint"></p>
+          <button type="button" id="rematch" class="primary" data-i18n="action.rematch"></button>
+          <a href="/" data-link class="button" data-i18n="action.lobby"></a>
+        </section>
+        <section class="moves" aria-labelledby="moves-title">
+          <h2 id="moves-title" data-i18n="moves.title"></h2>
+          <ol id="move-list" class="move-list"></ol>
+        </section>
+      </aside>
+    </section>`;
+  translate(root);
+  const $ = (selector) => root.querySelector(selector);
+
+  let state = null;
+  let variant = null;
+  let board = null;
+  let mySeats = [];
+  let bottomSeat = null;
+  let selected = null;
+  let movesFrom = new Map(); // start -> [paths]
+  let targets = new Map(); // end -> [paths] for the selected marble
+  let viewing = null;
+  let pending = false;
+  let hint = null;
+  let connection = "open";
+  const inbox = [];
+  let working = false;
+
+  const socket = new TableSocket(
+    id,
+    (message) => {
+      inbox.push(message);
+      drain();
+    },
+    (status) => {
+      connection = status;
+      renderStatus();
+    },
+  );
+
+  async function drain() {
+    if (working) return;
+    working = true;
+    try {
+      while (inbox.length) await handle(inbox.shift());
+    } finally {
+      working = false;
+    }
+  }
+
+  async function handle(message) {
+    switch (message.type) {
+      case "welcome":
+        mySeats = message.seats;
+        setState(message.state);
+        break;
+      case "event": {
+        const event = message.event;
+        if (event.kind === "move" && state && board && viewing === null) {
+          clearSelection();
+          await board.animate(event.path, event.removed || []);
+        }
+        if (event.kind === "rematch" && tokenFor(id)) {
+          rememberToken(event.table, tokenFor(id));
+          setState(message.state);
+          navigate(`/table/${event.table}`);
+          return;
+        }
+        if (event.kind === "error" && event.code === "computer-failed") notice(t("error.computer"));
+        setState(message.state);
+        break;
+      }
+      case "error":
+        notice(errorText(message));
+        pending = false;
+        if (message.state) setState(message.state);
+        break;
+      case "confirm": {
+        pending = false;
+        const yes = await ask(t("confirm.out"), t("confirm.play"), t("confirm.cancel"));
+        if (yes) sendMove(message.path, true);
+        else refresh();
+        break;
+      }
+      case "hint":
+        if (state && message.v === state.v) showHint(message.path);
+        break;
+      case "look":
+        if (viewing === message.ply) showLook(message);
+        break;
+      default:
+        break;
+    }
+  }
+
+  function errorText(message) {
+    const key = `error.${message.code}`;
+    return has(key) ? t(key) : message.message;
+  }
+
+  function notice(text) {
+    $("#notice").textContent = text || "";
+  }
+
+  // -- state -------------------------------------------------------------------
+  function setState(next) {
+    const first = !state;
+    state = next;
+    pending = false;
+    hint = null;
+    if (first) {
+      variant = data.variants.find((v) => v.id === state.variant);
+      $("#table-title").textContent = `${t(`game.${variant.game}`)} · ${variantName(variant.id)}`;
+      board = new Board($("#board"), data.boards[variant.board], {
+        interactive: true,
+        label: holeLabel,
+        onActivate: activate,
+        onHover: hover,
+        onCancel: cancel,
+      });
+      board.svg.setAttribute("aria-label", t("board.label"));
+    }
+    clearSelection();
+    if (viewing === null) drawBoard();
+    renderSide();
+    if (state.over && mySeats.length && recordGame(state)) $("#record-note").textContent = t("records.updated");
+  }
+
+  function isMine(seat) {
+    return seat !== null && seat !== undefined && mySeats.includes(seat) && state.seats[seat].kind === "person";
+  }
+
+  function controllable() {
+    return state && !state.over && viewing === null && !pending && isMine(state.turn) && state.legal.length > 0;
+  }
+
+  function orient() {
+    if (isMine(state.turn)) bottomSeat = state.turn;
+    if (bottomSeat === null) bottomSeat = mySeats.length ? mySeats[0] : 0;
+    const homes = variant.homes;
+    board.turnHomeDown(homes ? homes[bottomSeat] : null);
+    board.showGoal(variant.goals ? variant.goals[bottomSeat] : null);
+  }
+
+  function drawBoard() {
+    orient();
+    board.setPosition(state.position);
+    movesFrom = new Map();
+    if (controllable()) {
+      for (const path of state.legal) {
+        if (!movesFrom.has(path[0])) movesFrom.set(path[0], []);
+        movesFrom.get(path[0]).push(path);
+      }
+    }
+    const last = state.moves[state.moves.length - 1];
+    board.mark("last", last ? [last.text.split("-")[0], last.text.split("-").at(-1)] : []);
+    highlight();
+  }
+
+  function highlight() {
+    board.mark("movable", selected ? [] : [...movesFrom.keys()]);
+    board.mark("selected", selected ? [selected] : []);
+    board.mark("target", [...targets.keys()]);
+    const dim = selected && variant.no_end ? variant.no_end[state.turn] : [];
+    board.mark("dim", dim);
+    const stops = selected ? [selected, ...targets.keys()] : [...movesFrom.keys()];
+    board.setTabStops(stops.length ? stops : [board.names[Math.floor(board.names.length / 2)]]);
+    board.refreshLabels();
+    if (!hint) board.showPath(null);
+    renderStatus();
+  }
+
+  function holeLabel(name) {
+    const colour = board.colourAt(name);
+    const parts = [name];
+    parts.push(colour === undefined ? t("hole.empty") : thingName(variant.game, colour));
+    if (selected === name) parts.push(t("hole.selected"));
+    else if (targets.has(name)) parts.push(t("hole.target"));
+    else if (!selected && movesFrom.has(name)) parts.push(t("hole.movable"));
+    return parts.join(", ");
+  }
+
+  // -- picking and playing ---------------------------------------------------------
+  function select(name) {
+    selected = name;
+    targets = new Map();
+    for (const path of movesFrom.get(name) || []) {
+      const end = path[path.length - 1];
+      if (!targets.has(end)) targets.set(end, []);
+      targets.get(end).push(path);
+    }
+    highlight();
+  }
+
+  function clearSelection() {
+    selected = null;
+    targets = new Map();
+  }
+
+  function cancel() {
+    if (!selected) return;
+    const was = selected;
+    clearSelection();
+    hint = null;
+    highlight();
+    board.hole(was).focus();
+  }
+
+  function refresh() {
+    clearSelection();
+    if (viewing === null) drawBoard();
+    renderSide();
+  }
+
+  async function activate(name) {
+    if (!controllable()) return;
+    if (selected && targets.has(name)) {
+      const paths = targets.get(name);
+      let path = paths[0];
+      if (paths.length > 1) {
+        path = await choose(t("choose.title"), paths.map((p) => p.join("-")), t("confirm.cancel"));
+        if (path === null) return;
+        path = path.split("-");
+      }
+      sendMove(path, false);
+    } else if (movesFrom.has(name) && name !== selected) {
+      hint = null;
+      select(name);
+    } else {
+      cancel();
+    }
+  }
+
+  function hover(name) {
+    if (!selected || hint) return;
+    board.showPath(name && targets.has(name) ? targets.get(name)[0] : null);
+  }
+
+  function sendMove(path, confirm) {
+    pending = true;
+    notice("");
+    socket.send({ type: "move", seat: state.turn, path, confirm, v: state.v });
+    renderStatus();
+  }
+
+  function showHint(path) {
+    hint = path;
+    select(path[0]);
+    board.showPath(path, "hint");
+    $("#status").textContent = t("status.hint", { move: path.join("-") });
+  }
+
+  // -- looking back -----------------------------------------------------------------
+  function look(ply) {
+    viewing = ply;
+    clearSelection();
+    socket.send({ type: "look", ply });
+    renderSide();
+  }
+
+  function showLook(message) {
+    board.setPosition(message.position);
+    const move = state.moves[message.ply - 1];
+    board.mark("last", move ? [move.text.split("-")[0], move.text.split("-").at(-1)] : []);
+    for (const cls of ["movable", "selected", "target", "dim"]) board.mark(cls, []);
+    board.showPath(move ? move.text.split("-") : null, "history");
+    board.refreshLabels();
+  }
+
+  function backToGame() {
+    viewing = null;
+    refresh();
+    board.svg.querySelector(".hole[tabindex='0']")?.focus();
+  }
+
+  // -- the side panel ---------------------------------------------------------------
+  function renderStatus() {
+    if (!state) return;
+    const status = $("#status");
+    const word = variant.game;
+    const turn = state.turn;
+    let text = "";
+    if (connection === "closed") text = t("status.reconnecting");
+    else if (viewing !== null) text = t("status.viewing", { n: viewing });
+    else if (state.over) text = t("status.over");
+    else if (state.thinking !== null) text = t("status.thinking", { colour: colourName(state.seats[state.thinking].colour) });
+    else if (pending) text = t("status.sending");
+    else if (turn !== null && isMine(turn)) {
+      const people = state.seats.filter((s) => s.kind === "person").length;
+      if (selected) text = t(`status.pickTarget.${word}`);
+      else if (people === 1) text = t(`status.yourTurn.${word}`);
+      else text = t(`status.seatTurn.${word}`, { colour: colourName(state.seats[turn].colour) });
+    } else if (turn !== null) text = t("status.waiting", { colour: colourName(state.seats[turn].colour) });
+    status.textContent = text;
+  }
+
+  function playerName(seat) {
+    const people = state.seats.filter((s) => s.kind === "person").length;
+    if (seat.kind === "computer") return t("player.computer", { level: t(`level.${seat.level}`) });
+    return people === 1 && mySeats.length ? t("player.you") : t("player.person");
+  }
+
+  function renderSide() {
+    const word = variant.game;
+    const players = $("#players");
+    players.replaceChildren();
+    state.seats.forEach((seat, i) => {
+      const li = document.createElement("li");
+      li.className = "player";
+      li.dataset.colour = seat.colour;
+      if (state.turn === i && !state.over) {
+        li.classList.add("turn");
+        li.setAttribute("aria-current", "true");
+      }
+      const name = document.createElement("div");
+      name.className = "name";
+      name.append(swatch(seat.colour), ` ${colourName(seat.colour)} · ${playerName(seat)}`);
+      const detail = document.createElement("div");
+      detail.className = "detail";
+      const bits = [];
+      if (seat.home !== undefined) bits.push(t(`seat.home.${word}`, { n: seat.home, of: seat.of }));
+      if (seat.captured !== undefined) bits.push(t("seat.captured", { n: seat.captured }));
+      if (seat.status === "finished" && seat.place) bits.push(t("seat.finished", { place: place(seat.place) }));
+      else if (seat.status === "out") bits.push(t("seat.out"));
+      else if (seat.status === "resigned") bits.push(t("seat.resigned"));
+      detail.textContent = bits.join(" · ");
+      li.append(name, detail);
+      players.appendChild(li);
+    });
+
+    const against = state.can_hint && mySeats.length > 0;
+    $("#undo").hidden = !against;
+    $("#hint").hidden = !against;
+    $("#undo").disabled = !state.can_undo || viewing !== null;
+    $("#hint").disabled = !controllable();
+    $("#resign").hidden = !mySeats.length;
+    $("#resign").disabled = state.over;
+
+    $("#viewing").hidden = viewing === null;
+    $("#viewing-text").textContent = viewing === null ? "" : t("status.viewing", { n: viewing });
+
+    const list = $("#move-list");
+    list.replaceChildren();
+    const start = document.createElement("li");
+    const startButton = document.createElement("button");
+    startButton.type = "button";
+    startButton.textContent = t("moves.start");
+    startButton.addEventListener("click", () => look(0));
+    if (viewing === 0) startButton.setAttribute("aria-current", "true");
+    start.appendChild(startButton);
+    list.appendChild(start);
+    for (const move of state.moves) {
+      const li = document.createElement("li");
+      const button = document.createElement("button");
+      button.type = "button";
+      button.dataset.ply = move.ply;
+      const colour = state.seats[move.seat].colour;
+      button.append(`${move.ply}. `, swatch(colour, 14), ` ${move.text}`);
+      button.setAttribute("aria-label", t("moves.item", { n: move.ply, colour: colourName(colour), move: move.text }));
+      if (viewing === move.ply) button.setAttribute("aria-current", "true");
+      button.addEventListener("click", () => look(move.ply));
+      li.appendChild(button);
+      list.appendChild(li);
+    }
+    if (viewing === null) list.lastElementChild?.scrollIntoView?.({ block: "nearest" });
+
+    const result = $("#result");
+    result.hidden = !state.over;
+    if (state.over && state.result) {
+      $("#reason").textContent = resultText(state.result);
+      const places = $("#places");
+      places.replaceChildren();
+      const order = state.seats.map((s, i) => [s, i, state.result.places[i]]).sort((a, b) => (a[2] ?? 99) - (b[2] ?? 99));
+      for (const [seat, , p] of order) {
+        const li = document.createElement("li");
+        li.append(`${p ? place(p) : "–"} `, swatch(seat.colour, 16), ` ${colourName(seat.colour)} · ${playerName(seat)}`);
+        places.appendChild(li);
+      }
+      $("#rematch").hidden = !mySeats.length;
+    }
+    renderStatus();
+  }
+
+  /** "White wins. Black resigned." in the current language (the server's English as a fallback). */
+  function resultText(result) {
+    const name = (seat) => colourName(state.seats[seat].colour);
+    let headline;
+    if (result.team_places && result.team_places.length) {
+      const firsts = variant.teams.filter((_, i) => result.team_places[i] === 1);
+      headline = firsts.length === 1 ? t("result.teamWins", { who: firsts[0].map(name).join(" + ") }) : t("result.draw");
+    } else {
+      const firsts = result.places.map((p, i) => [p, i]).filter(([p]) => p === 1);
+      headline = firsts.length === 1 ? t("result.wins", { who: name(firsts[0][1]) }) : t("result.draw");
+    }
+    const specific = `ending.${result.ending}.${variant.game}`;
+    const key = has(specific) ? specific : `ending.${result.ending}`;
+    const who = result.seat === null || result.seat === undefined ? "" : name(result.seat);
+    return `${headline} ${has(key) ? t(key, { who }) : result.reason}`;
+  }
+
+  // -- buttons ------------------------------------------------------------------------
+  $("#undo").addEventListener("click", () => {
+    notice("");
+    socket.send({ type: "undo" });
+  });
+  $("#hint").addEventListener("click", () => {
+    notice("");
+    $("#status").textContent = t("status.hintThinking");
+    socket.send({ type: "hint" });
+  });
+  $("#resign").addEventListener("click", async () => {
+    if (await ask(t("confirm.resign"), t("action.resign"), t("confirm.cancel"))) {
+      const seat = isMine(state.turn) ? state.turn : mySeats.length === 1 ? mySeats[0] : undefined;
+      socket.send({ type: "resign", seat });
+    }
+  });
+  $("#back").addEventListener("click", backToGame);
+  $("#rematch").addEventListener("click", () => socket.send({ type: "rematch" }));
+
+  const relabel = () => {
+    if (!state) return;
+    $("#table-title").textContent = `${t(`game.${variant.game}`)} · ${variantName(variant.id)}`;
+    board.svg.setAttribute("aria-label", t("board.label"));
+    board.refreshLabels();
+    renderSide();
+  };
+  document.addEventListener("languagechange", relabel);
+  return () => {
+    document.removeEventListener("languagechange", relabel);
+    socket.close();
+  };
+}
