@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from sternhalma.cli.engine import bench, moves
+from sternhalma.cli.records import replay
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -15,3 +16,4 @@ def main() -> None:
 
 main.add_command(moves)
 main.add_command(bench)
+main.add_command(replay)

@@ -83,6 +83,15 @@ class Ruleset(ABC):
     #: Two-player star rule: when the first seat finishes, the second gets one more move.
     last_reply: bool = False
 
+    @property
+    def ends_at_first_finish(self) -> bool:
+        """Whether the game ends once one player (with teams: one whole team) has finished.
+
+        Halma's rule (the rest are ranked by standing). Chinese checkers plays
+        on for the next places. A subclass may override this with a class attribute.
+        """
+        return self.game == "halma"
+
     def has_finished(self, position: Position, seat: int) -> bool:
         """Whether ``seat`` has reached its goal (a state: once true, the referee keeps it)."""
         return False
