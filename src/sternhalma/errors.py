@@ -19,3 +19,7 @@ class InvalidPositionError(SternhalmaError):
 
 class UnknownVariantError(SternhalmaError):
     """A variant id that is not in the registry."""
+
+
+class TooManyMovesError(SternhalmaError):
+    """A position with more legal moves than can sensibly be listed (capture chains)."""

@@ -27,12 +27,12 @@ def format_move(rules: Ruleset, move: Move) -> str:
 def position_to_dict(position: Position) -> dict[str, Any]:
     rules = position.rules
     names = rules.board.names_of
-    data: dict[str, Any] = {"variant": rules.id, "turn": position.colour}
+    data: dict[str, Any] = {"variant": rules.base_id, "turn": position.colour}
+    if rules.options:
+        data["options"] = list(rules.options)
     if rules.game == "capture":
         data["pieces"] = names(position.pieces)
         data["captured"] = dict(zip(rules.seats, position.captured, strict=True))
-        if rules.long_jumps:
-            data["options"] = ["longjump"]
     else:
         data["marbles"] = {
             colour: names(board)

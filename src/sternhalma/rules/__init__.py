@@ -5,6 +5,8 @@ from __future__ import annotations
 from sternhalma.boards.star import STAR, opposite
 from sternhalma.errors import UnknownVariantError
 from sternhalma.rules.base import Ruleset
+from sternhalma.rules.capture import capture_variants
+from sternhalma.rules.halma import halma_variants
 from sternhalma.rules.race import RaceRules
 
 #: Seats in turn order for each number of players on the star (RULES.md §1 "Seating").
@@ -74,6 +76,8 @@ def _build() -> dict[str, Ruleset]:
         star_race("fifteen-2", 2, fifteen=True, title="15 marbles, 2 players"),
         star_race("pairs-4", 4, pairs=True, title="Pairs, 2 × 2"),
         star_race("pairs-6", 6, pairs=True, title="Pairs, 3 × 2"),
+        *capture_variants(),
+        *halma_variants(),
     ]
     return {rules.id: rules for rules in variants}
 

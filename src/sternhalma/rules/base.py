@@ -21,6 +21,9 @@ class Ruleset(ABC):
     #: Whether two moves between the same holes are the same move (race games)
     #: or differ by their path (capture: the path decides what is captured).
     moves_by_path: bool = False
+    #: Options that position JSON writes beside the base id (``["longjump"]``);
+    #: the registry id is the base id with "-option" appended for each.
+    options: tuple[str, ...] = ()
 
     def __init__(
         self,
@@ -43,6 +46,11 @@ class Ruleset(ABC):
     @property
     def players(self) -> int:
         return len(self.seats)
+
+    @property
+    def base_id(self) -> str:
+        """The id without its options: what position JSON writes as "variant"."""
+        return self.id.removesuffix("".join(f"-{option}" for option in self.options))
 
     def seat_of(self, colour: str) -> int:
         """The seat index of a colour; ValueError if it has no seat here."""
