@@ -38,7 +38,7 @@ def k_factor(games_played: int) -> int:
 
 def expected_score(rating: float, opponent: float) -> float:
     """The Elo expectation of scoring against ``opponent`` (0..1)."""
-    return 1.0 / (1.0 + 10.0 ** ((opponent - rating) / 400.0))
+    return 1.0 / (1.0 + float(10.0 ** ((opponent - rating) / 400.0)))
 
 
 def score(place: int, opponent_place: int) -> float:

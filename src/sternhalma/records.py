@@ -184,7 +184,9 @@ def _parse(text: str) -> tuple[dict[str, str], list[str]]:
     moves: list[str] = []
     in_moves = False
     for number, raw in enumerate(text.removeprefix("\ufeff").splitlines(), 1):
-        line = raw.split(";", 1)[0].strip()
+        line = raw.strip()
+        if not line.startswith("["):
+            line = line.split(";", 1)[0].strip()  # a comment runs to the end of the line
         if not line:
             continue
         if line.startswith("["):
