@@ -10,6 +10,7 @@ from sternhalma.errors import (
     SternhalmaError,
     UnknownVariantError,
 )
+from sternhalma.game import Game, GameError, Result
 from sternhalma.notation import parse_move, position_from_json, position_to_json
 from sternhalma.position import Move, Position
 from sternhalma.rules import VARIANTS, find_variant
@@ -17,11 +18,14 @@ from sternhalma.rules.base import Ruleset
 
 __all__ = [
     "VARIANTS",
+    "Game",
+    "GameError",
     "IllegalMoveError",
     "InvalidMoveTextError",
     "InvalidPositionError",
     "Move",
     "Position",
+    "Result",
     "Ruleset",
     "SternhalmaError",
     "UnknownVariantError",
