@@ -602,3 +602,15 @@ def test_a_copy_is_independent() -> None:
     assert game.turn == 1 and other.turn == 0
     other.undo()
     assert other.position == game.position
+
+
+def test_halma_repetition_is_a_draw() -> None:
+    # White has a piece in its goal camp, yet a repeated position draws (RULES.md §3).
+    start = position("halma-2", "white", white="a16 h8", black="j9")
+    game = Game("halma-2", start=start)
+    shuffle = ("h8-h7", "j9-j10", "h7-h8", "j10-j9")
+    play_all(game, *shuffle, *shuffle)
+    assert game.result is not None
+    assert game.result.ending == "repetition"
+    assert game.result.places == (1, 1)
+    assert game.result.reason == "The same position came up for the third time: a draw."

@@ -523,6 +523,8 @@ class Game:
         """Rank everyone without a place (edge case 10) and write the result."""
         rules = self.rules
         standing = {s: rules.standing(self.position, s) for s in range(rules.players)}
+        if ending == "repetition" and rules.repetition_is_draw:
+            standing = dict.fromkeys(standing, ())  # everyone still playing shares a place
         playing = {s: standing[s] for s in self.in_play}
         self._places.update(_rank(playing, self._best_free(self._places)))
         if rules.teams:

@@ -100,6 +100,12 @@ class Ruleset(ABC):
         """
         return self.game == "halma"
 
+    @property
+    def repetition_is_draw(self) -> bool:
+        """Whether a threefold repetition is a draw for everyone still playing (Halma,
+        RULES.md §3) rather than ranked by standing (Chinese checkers)."""
+        return self.game == "halma"
+
     def has_finished(self, position: Position, seat: int) -> bool:
         """Whether ``seat`` has reached its goal (a state: once true, the referee keeps it)."""
         return False
