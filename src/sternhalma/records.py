@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from sternhalma.boards.star import COLOURS
 from sternhalma.clock import TimeControl, parse_time_control
 from sternhalma.errors import SternhalmaError
 from sternhalma.game import ENDINGS, Game, Result
@@ -27,8 +28,8 @@ class RecordError(SternhalmaError):
 
 _TAG = re.compile(r'^\[([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\]$')
 _NUMBER = re.compile(r"^(\d+)\.(.*)$")
-#: Tags the format defines, in the order a record writes them (players come after Date).
-_ORDER = (
+#: Tags the format defines besides the players' (one per seat colour).
+_DEFINED = (
     "Variant",
     "Date",
     "Clock",
@@ -112,7 +113,12 @@ def write_record(
             tags[_SEAT_TAG[result.ending]] = rules.seats[result.seat]
         tags["Reason"] = result.reason
     for name, value in (extra or {}).items():
-        if name in tags or name in _ORDER or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
+        if (
+            name in tags
+            or name in _DEFINED
+            or name.lower() in COLOURS
+            or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name)
+        ):
             raise RecordError(f"{name!r} cannot be an extra tag")
         tags[name] = value
     lines = [f'[{name} "{_escape(value)}"]' for name, value in tags.items()]
@@ -133,11 +139,11 @@ def read_record(text: str) -> Record:
     players: dict[str, str] = {}
     extra: dict[str, str] = {}
     for name, value in tags.items():
-        if name in _ORDER:
+        if name in _DEFINED:
             continue
         if name.lower() in rules.seats:
             players[name.lower()] = value
-        elif name.lower() in _ALL_COLOURS:
+        elif name.lower() in COLOURS:
             raise RecordError(
                 f"the record names a {name.lower()} player, who has no seat in {rules.id}"
             )
@@ -175,9 +181,6 @@ def result_text(rules: Ruleset, result: Result) -> str:
 
 
 # -- reading ------------------------------------------------------------------
-_ALL_COLOURS = ("white", "red", "blue", "black", "yellow", "green")
-
-
 def _parse(text: str) -> tuple[dict[str, str], list[str]]:
     """Tags and move texts; checks the syntax and the move numbers only."""
     tags: dict[str, str] = {}
