@@ -17,19 +17,25 @@ def sample_positions(rules: Ruleset, count: int, seed: int) -> list[Position]:
 
     Purely random play keeps the marbles at home; a race game's middle has
     them crossing the board, so most moves here are ones that make progress.
+    A game that ends before (capture games are short) is sampled at a random
+    ply of its second half instead, so every sample still has moves.
     """
     rng = random.Random(f"{rules.id}:{seed}")
     positions = []
     for _ in range(count):
         position = rules.initial()
+        played: list[Position] = []
         for _ in range(rng.randint(16, 60)):
             moves = rules.legal_moves(position)
             if not moves:
                 break
+            played.append(position)
             if rng.random() < 0.85:
                 best = max(rules.progress(position, m) for m in moves)
                 moves = [m for m in moves if rules.progress(position, m) == best]
             position = rules.apply_unchecked(position, rng.choice(moves))
+        if played and not rules.has_move(position):
+            position = played[rng.randrange(len(played) // 2, len(played))]
         positions.append(position)
     return positions
 

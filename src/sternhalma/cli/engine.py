@@ -31,11 +31,12 @@ def moves(position_text: str, as_json: bool) -> None:
     """Every legal move of the side to move, sorted, one per line."""
     try:
         position = position_from_json(read_argument(position_text))
+        rules = position.rules
+        # Capture chains can be too many to list: that is an error, not a hang.
+        texts = sorted(rules.format_move(m) for m in rules.legal_moves(position))
     except SternhalmaError as error:
         fail(str(error))
         return
-    rules = position.rules
-    texts = sorted(rules.format_move(m) for m in rules.legal_moves(position))
     if as_json:
         click.echo(json.dumps(texts))
     else:

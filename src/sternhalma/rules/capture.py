@@ -87,18 +87,18 @@ class CaptureRules(Ruleset):
         return Position(self, 0, (), self.start_pieces, (0,) * self.players)
 
     # -- move generation --------------------------------------------------------
-    def legal_moves(self, position: Position) -> list[Move]:
+    def legal_moves(self, position: Position, *, limit: int = MOVE_LIST_LIMIT) -> list[Move]:
         """Every distinct path (a path is the move: it decides what is captured).
 
-        TooManyMovesError when there are more than MOVE_LIST_LIMIT: a thinned-out
+        TooManyMovesError when there are more than ``limit``: a thinned-out
         board can hold millions of chains. ``iter_moves`` streams them,
         ``distinct_moves`` keeps one per resulting position, ``count_moves``
         counts them, and ``check_path`` checks one without listing any.
         """
-        moves = list(islice(self.iter_moves(position), MOVE_LIST_LIMIT + 1))
-        if len(moves) > MOVE_LIST_LIMIT:
+        moves = list(islice(self.iter_moves(position), limit + 1))
+        if len(moves) > limit:
             raise TooManyMovesError(
-                f"this position has more than {MOVE_LIST_LIMIT:,} different capture chains, "
+                f"this position has more than {limit:,} different capture chains, "
                 "too many to list; play a path, or ask for one move per resulting position"
             )
         return moves
