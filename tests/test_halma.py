@@ -250,3 +250,11 @@ def test_bad_halma_positions_are_refused() -> None:
         position_from_dict({**data, "marbles": {**data["marbles"], "white": ["a1"]}})
     with pytest.raises(InvalidPositionError, match="'red' has no seat in halma-2"):
         position_from_dict({**data, "marbles": {**data["marbles"], "red": []}})
+
+
+def test_race_moves_are_already_one_per_resulting_position() -> None:
+    rules = rules_of("halma-4")
+    position = rules.initial()
+    moves = rules.distinct_moves(position)
+    assert moves == rules.legal_moves(position)
+    assert len({rules.apply_unchecked(position, m) for m in moves}) == len(moves)

@@ -130,6 +130,14 @@ class Ruleset(ABC):
     def has_move(self, position: Position) -> bool:
         return bool(self.legal_moves(position))
 
+    def distinct_moves(self, position: Position) -> list[Move]:
+        """One legal move per resulting position: all a search or a computer player needs.
+
+        Race moves already differ by (start, end); capture overrides this,
+        since its many paths often lead to the same position.
+        """
+        return self.legal_moves(position)
+
     def is_legal(self, position: Position, move: Sequence[int]) -> bool:
         try:
             self.check_path(position, move)
