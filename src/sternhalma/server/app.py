@@ -113,6 +113,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             body["variant"],
             body.get("seats"),
             start=json.dumps(start) if isinstance(start, dict) else start,
+            moves_made=body.get("moves_made"),
             deadline_rule=body.get("deadline_rule", True) is not False,
         )
         return {"id": table.id, "token": token, "state": table.state()}

@@ -18,27 +18,29 @@ from sternhalma.players import make_player
 class Job:
     variant: str
     start: str | None
+    moves_made: tuple[int, ...] | None
     moves: tuple[str, ...]
     deadline_rule: bool
     level: str
     seed: int
 
 
-def rebuild(variant: str, start: str | None, moves: tuple[str, ...], deadline_rule: bool) -> Game:
-    """The referee after ``moves``, replayed (and so checked) from the start."""
+def rebuild(job: Job) -> Game:
+    """The referee after the job's moves, replayed (and so checked) from the start."""
     game = Game(
-        variant,
-        start=position_from_json(start) if start else None,
-        deadline_rule=deadline_rule,
+        job.variant,
+        start=position_from_json(job.start) if job.start else None,
+        deadline_rule=job.deadline_rule,
+        moves_made=job.moves_made,
     )
-    for text in moves:
+    for text in job.moves:
         game.play(text)
     return game
 
 
 def choose(job: Job) -> str:
     """The move text the player of ``job.level`` chooses (runs in a worker process)."""
-    game = rebuild(job.variant, job.start, job.moves, job.deadline_rule)
+    game = rebuild(job)
     move = make_player(job.level, job.seed).choose(game)
     return game.position.rules.format_move(move)
 

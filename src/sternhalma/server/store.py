@@ -40,6 +40,8 @@ class TableRow(Base):
     seats: Mapped[str] = mapped_column(Text)
     #: Position JSON (RULES.md §4) when the table did not start from the initial position.
     start: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: JSON list: own moves per seat made before ``start`` (a game set up mid-way).
+    moves_made: Mapped[str | None] = mapped_column(Text, nullable=True)
     deadline_rule: Mapped[bool] = mapped_column(Boolean, default=True)
     #: SHA-256 of the secret that the creating browser keeps.
     token_hash: Mapped[str] = mapped_column(String(64))
@@ -60,6 +62,7 @@ class StoredTable:
     variant: str
     seats: list[dict[str, Any]]
     start: str | None
+    moves_made: list[int] | None
     deadline_rule: bool
     token_hash: str
     seed: int
@@ -109,6 +112,7 @@ class Store:
             row.variant = table.variant
             row.seats = json.dumps(table.seats)
             row.start = table.start
+            row.moves_made = None if table.moves_made is None else json.dumps(table.moves_made)
             row.deadline_rule = table.deadline_rule
             row.token_hash = table.token_hash
             row.seed = table.seed
@@ -127,6 +131,7 @@ class Store:
                 variant=row.variant,
                 seats=json.loads(row.seats),
                 start=row.start,
+                moves_made=None if row.moves_made is None else json.loads(row.moves_made),
                 deadline_rule=row.deadline_rule,
                 token_hash=row.token_hash,
                 seed=row.seed,

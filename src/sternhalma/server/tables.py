@@ -72,6 +72,22 @@ def parse_seats(rules: Ruleset, data: object) -> list[Seat]:
     return seats
 
 
+def _moves_made(rules: Ruleset, value: object) -> tuple[int, ...] | None:
+    """Own moves per seat before the start position; TableError unless one count per seat."""
+    if value is None:
+        return None
+    if (
+        not isinstance(value, list | tuple)
+        or len(value) != rules.players
+        or not all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n < 1000 for n in value)
+    ):
+        raise TableError(
+            "moves_made",
+            f'"moves_made" needs one whole number of at least 0 per seat ({rules.players})',
+        )
+    return tuple(value)
+
+
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -107,6 +123,8 @@ class Table:
     token_hash: str
     seed: int
     start: str | None = None
+    #: Own moves per seat before ``start`` (a game set up mid-way; the deadline counts them).
+    moves_made: tuple[int, ...] | None = None
     deadline_rule: bool = True
     version: int = 0
     actions: list[Action] = field(default_factory=list)
@@ -128,6 +146,7 @@ class Table:
             self.rules,
             start=position_from_json(self.start) if self.start else None,
             deadline_rule=self.deadline_rule,
+            moves_made=self.moves_made,
         )
 
     # -- who may do what -----------------------------------------------------
@@ -148,6 +167,19 @@ class Table:
             self.against_computer
             and not self.game.is_over
             and any(self.seats[a.seat].kind == "person" and a.move for a in self.actions)
+        )
+
+    def job(self, level: str) -> computer.Job:
+        """What a worker needs to choose the next move at ``level`` (plain, picklable data)."""
+        return computer.Job(
+            self.rules.id,
+            self.start,
+            self.moves_made,
+            tuple(self.moves_played()),
+            self.deadline_rule,
+            level,
+            # Seeded by table and move number: a replayed game gets the same answers.
+            self.seed + len(self.actions),
         )
 
     def moves_played(self) -> list[str]:
@@ -228,6 +260,7 @@ class Table:
             variant=self.rules.id,
             seats=[seat.to_dict() for seat in self.seats],
             start=self.start,
+            moves_made=list(self.moves_made) if self.moves_made is not None else None,
             deadline_rule=self.deadline_rule,
             token_hash=self.token_hash,
             seed=self.seed,
@@ -301,10 +334,15 @@ class Tables:
         seats: object,
         *,
         start: str | None = None,
+        moves_made: object = None,
         deadline_rule: bool = True,
         token: str | None = None,
     ) -> tuple[Table, str]:
-        """A new table and the token that holds its person seats."""
+        """A new table and the token that holds its person seats.
+
+        ``start`` (position JSON) and ``moves_made`` (own moves per seat so far)
+        set a game up mid-way, e.g. to practise an ending.
+        """
         rules = find_variant(variant)
         parsed = parse_seats(rules, seats)
         if start is not None:
@@ -314,6 +352,7 @@ class Tables:
                     "start", f"the start position is {position.rules.id}, not {rules.id}"
                 )
             start = position_to_json(position)
+        made = _moves_made(rules, moves_made)
         token = token or secrets.token_urlsafe(24)
         table = Table(
             id=secrets.token_urlsafe(9),
@@ -322,6 +361,7 @@ class Tables:
             token_hash=hash_token(token),
             seed=secrets.randbits(31),
             start=start,
+            moves_made=made,
             deadline_rule=deadline_rule,
         )
         self.tables[table.id] = table
@@ -345,6 +385,7 @@ class Tables:
             token_hash=stored.token_hash,
             seed=stored.seed,
             start=stored.start,
+            moves_made=_moves_made(rules, stored.moves_made),
             deadline_rule=stored.deadline_rule,
         )
         try:
@@ -424,14 +465,7 @@ class Tables:
             turn = table.game.turn
             if table.game.is_over or turn is None or table.seats[turn].kind != "person":
                 raise TableError("not-your-turn", "a hint is given when it is your turn")
-            job = computer.Job(
-                table.rules.id,
-                table.start,
-                tuple(table.moves_played()),
-                table.deadline_rule,
-                HINT_LEVEL,
-                table.seed + len(table.actions),
-            )
+            job = table.job(HINT_LEVEL)
             version = table.version
         text = await asyncio.get_running_loop().run_in_executor(self.pool, computer.choose, job)
         path = [table.rules.board.names[h] for h in table.rules.parse_path(text)]
@@ -448,6 +482,7 @@ class Tables:
                 table.rules.id,
                 [seat.to_dict() for seat in table.seats],
                 start=table.start,
+                moves_made=table.moves_made,
                 deadline_rule=table.deadline_rule,
                 token=token,
             )
@@ -500,14 +535,7 @@ class Tables:
             return
         table.thinking = turn
         table.publish({"kind": "thinking", "seat": turn})
-        job = computer.Job(
-            table.rules.id,
-            table.start,
-            tuple(table.moves_played()),
-            table.deadline_rule,
-            seat.level,
-            table.seed + len(table.actions),
-        )
+        job = table.job(seat.level)
         task = asyncio.get_running_loop().create_task(
             self._computer_move(table, turn, job, table.generation)
         )

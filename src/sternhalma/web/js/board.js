@@ -123,7 +123,7 @@ export class Board {
     });
     container.appendChild(this.svg);
     this.layers = {};
-    for (const name of ["outline", "goal", "holes", "path", "marbles"]) {
+    for (const name of ["outline", "goal", "holes", "marbles", "path"]) {
       this.layers[name] = el("g", { class: `layer-${name}` }, this.svg);
     }
     this.layers.marbles.setAttribute("aria-hidden", "true");
@@ -192,12 +192,13 @@ export class Board {
   }
 
   fitView(names = null) {
-    const pts = names
-      ? names.map((n) => this.point(this.index.get(n)))
+    const known = names ? names.filter((n) => this.index.has(n)) : null;
+    const pts = known && known.length
+      ? known.map((n) => this.point(this.index.get(n)))
       : this.geometry.outline.flat().map((p) => this.pointOfRaw(p));
     const xs = pts.map((p) => p[0]);
     const ys = pts.map((p) => p[1]);
-    const m = names ? 0.9 : 0.3;
+    const m = known && known.length ? 0.9 : 0.3;
     const x0 = Math.min(...xs) - m;
     const y0 = Math.min(...ys) - m;
     this.svg.setAttribute(

@@ -13,14 +13,16 @@ export async function showTable(root, id, navigate) {
   const data = await catalogue();
   root.innerHTML = `
     <section class="table-view">
+      <div class="table-head">
+        <h1 class="table-title" id="table-title"></h1>
+        <p id="status" class="status" role="status" aria-live="polite"></p>
+        <p id="notice" class="notice" role="alert"></p>
+      </div>
       <div class="board-area">
         <div class="board-wrap" id="board"></div>
         <p class="keys hint" data-i18n="keys.help"></p>
       </div>
       <aside class="side">
-        <h1 class="table-title" id="table-title"></h1>
-        <p id="status" class="status" role="status" aria-live="polite"></p>
-        <p id="notice" class="notice" role="alert"></p>
         <ol id="players" class="players"></ol>
         <div class="actions">
           <button type="button" id="undo" data-i18n="action.undo"></button>
