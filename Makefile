@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup run test lint clean
+.PHONY: setup run test lint browser clean
 
 $(BIN)/sternhalma: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,15 +13,22 @@ $(BIN)/sternhalma: pyproject.toml
 
 setup: $(BIN)/sternhalma
 
+# The web app on 127.0.0.1:8000; a browser tab opens where there is one.
 run: setup
-	$(BIN)/sternhalma --help
+	$(BIN)/sternhalma serve --open
 
 lint: setup
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy src
 
-test: lint
+# The browser tests drive Debian's Chromium (never a downloaded browser build).
+browser:
+	@if [ ! -e /usr/bin/chromium ]; then \
+		apt-get update && apt-get install -y --no-install-recommends chromium; \
+	fi
+
+test: lint browser
 	$(BIN)/pytest
 
 clean:
