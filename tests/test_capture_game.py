@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -189,6 +190,23 @@ def test_a_record_from_a_set_up_position_keeps_the_option() -> None:
     again = read_record(write_record(game)).game
     assert again.start == position
     assert again.position == game.position
+
+
+def test_sternhalma_replay_checks_a_capture_record(tmp_path: Path) -> None:
+    game = random_game("capture-3-longjump", seed=2)
+    record = tmp_path / "capture.txt"
+    record.write_text(write_record(game))
+    result = CliRunner().invoke(main, ["replay", str(record)])
+    assert result.exit_code == 0, result.output
+    assert game.result is not None and game.result.reason in result.output
+    lines = record.read_text().splitlines()
+    third = next(i for i, line in enumerate(lines) if line.startswith("3. "))
+    lines[third] = "3. k9-j9"
+    record.write_text("\n".join(lines) + "\n")
+    result = CliRunner().invoke(main, ["replay", str(record)])
+    assert result.exit_code == 2
+    assert "move 3: k9-j9 is not legal for yellow" in result.output
+    assert "capture moves are jumps only" in result.output
 
 
 def test_sternhalma_moves_lists_every_path() -> None:
