@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import webbrowser
 
@@ -14,6 +16,11 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     """Open ``url`` in the default browser once the server listens; say so if there is none."""
 
     def attempt() -> None:
+        if sys.platform.startswith("linux") and not (
+            os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+        ):
+            click.echo(f"No display for a browser here; open {url} yourself.")
+            return
         try:
             opened = webbrowser.open(url)
         except webbrowser.Error:

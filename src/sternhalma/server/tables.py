@@ -236,12 +236,9 @@ class Table:
         }
 
     def _choices(self) -> list[Move]:
-        """The moves offered to a person: one per resulting position in the capture game."""
-        distinct = getattr(self.rules, "distinct_moves", None)
-        if distinct is not None:
-            moves: list[Move] = distinct(self.game.position)
-            return moves
-        return self.game.legal_moves()
+        """The moves offered to a person: one per resulting position (capture has many
+        paths to the same position; the player needs only one of them)."""
+        return self.rules.distinct_moves(self.game.position)
 
     def _result(self) -> dict[str, Any]:
         result = self.game.result

@@ -55,7 +55,7 @@ export function t(key, params = {}) {
   return text.replace(/\{(\w+)\}/g, (_, name) => (name in params ? String(params[name]) : `{${name}}`));
 }
 
-/** Fills every [data-i18n] element (text) and [data-i18n-attr="attr:key;..."] under root. */
+/** Fills every [data-i18n] element (text) and every [data-i18n-attr] ("attribute:key;...") under root. */
 export function translate(root) {
   for (const node of root.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
   for (const node of root.querySelectorAll("[data-i18n-attr]")) {
