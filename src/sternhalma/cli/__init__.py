@@ -6,6 +6,7 @@ import click
 
 from sternhalma.cli.engine import bench, moves
 from sternhalma.cli.records import replay
+from sternhalma.cli.serve import serve
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -17,3 +18,4 @@ def main() -> None:
 main.add_command(moves)
 main.add_command(bench)
 main.add_command(replay)
+main.add_command(serve)
