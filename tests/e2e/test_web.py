@@ -243,6 +243,12 @@ def test_a_move_that_puts_me_out_asks_first(page: Page, server: str) -> None:
     hole(page, "m4").click()
     page.get_by_role("dialog").get_by_role("button", name="Play it").click()
     expect(page.locator("#reason")).to_contain_text("Black wins. White is out")
+    # A rematch is a new table with the same seats and start.
+    finished = page.url
+    page.get_by_role("button", name="Rematch").click()
+    expect(page).not_to_have_url(finished)
+    expect(status(page)).to_have_text("White to play: pick a marble.")
+    expect(page.locator(MOVES)).to_have_count(0)
 
 
 def test_phone_sized_screen(browser: Browser, server: str, artifacts: Path) -> None:
