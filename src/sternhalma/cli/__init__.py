@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from sternhalma.cli.engine import bench, moves
+from sternhalma.cli.play import match
 from sternhalma.cli.records import replay
 from sternhalma.cli.serve import serve
 
@@ -19,3 +20,4 @@ main.add_command(moves)
 main.add_command(bench)
 main.add_command(replay)
 main.add_command(serve)
+main.add_command(match)

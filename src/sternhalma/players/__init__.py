@@ -1,0 +1,46 @@
+"""Computer players: Easy, Medium (RULES.md §5) and Hard (ours).
+
+Every level has one interface, ``choose(game, budget=None) -> Move``: pure
+CPU work that returns a legal move for the seat to move, reproducible from
+the player's seed. ``make_player(level, seed)`` builds one by name.
+"""
+
+from __future__ import annotations
+
+from sternhalma.errors import SternhalmaError
+from sternhalma.players.base import Player
+from sternhalma.players.easy import EasyPlayer
+from sternhalma.players.hard import HardPlayer
+from sternhalma.players.medium import MediumPlayer
+
+#: The levels by name, weakest first.
+PLAYERS: dict[str, type[Player]] = {
+    "easy": EasyPlayer,
+    "medium": MediumPlayer,
+    "hard": HardPlayer,
+}
+LEVELS: tuple[str, ...] = tuple(PLAYERS)
+
+
+class UnknownLevelError(SternhalmaError):
+    """A computer level that does not exist."""
+
+
+def make_player(level: str, seed: int = 0) -> Player:
+    """The computer player of ``level`` (``easy``, ``medium`` or ``hard``) with ``seed``."""
+    key = level.strip().lower() if isinstance(level, str) else level
+    if key not in PLAYERS:
+        raise UnknownLevelError(f"unknown level {level!r}; the levels are {', '.join(LEVELS)}")
+    return PLAYERS[key](seed)
+
+
+__all__ = [
+    "LEVELS",
+    "PLAYERS",
+    "EasyPlayer",
+    "HardPlayer",
+    "MediumPlayer",
+    "Player",
+    "UnknownLevelError",
+    "make_player",
+]

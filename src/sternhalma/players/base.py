@@ -1,0 +1,96 @@
+"""What every computer player shares: one interface and the deadline care.
+
+``choose(game, budget)`` is the whole interface. A player is a small,
+picklable value (a level and a seed); all randomness comes from a generator
+seeded by the player's seed and the game's move number, so the same game
+asks the same question and gets the same move whether the player object
+lives across moves or is rebuilt for each one (the server's worker pool).
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, ClassVar
+
+from sternhalma.game import GameError
+from sternhalma.position import Move
+from sternhalma.rules.race import RaceRules
+
+if TYPE_CHECKING:
+    from sternhalma.game import Game
+
+#: From this many moves before the deadline, the simple levels only move marbles out of home.
+DEADLINE_MARGIN = 5
+
+
+class Player(ABC):
+    """A computer player: a level and a seed; ``choose`` is pure CPU work."""
+
+    #: The level's name as the CLI, the server and make_player spell it.
+    level: ClassVar[str]
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+
+    def choose(self, game: Game, budget: float | None = None) -> Move:
+        """A legal move for the seat to move in ``game``; ``budget`` is seconds to think."""
+        seat = game.turn
+        if seat is None:
+            raise GameError("the game is over: there is no move to choose")
+        # One move per resulting position: capture chains between the same
+        # holes can run into millions, and no level needs more than one of each.
+        moves = game.rules.distinct_moves(game.position)
+        if not moves:  # the referee passes for a seat without moves, so only a bad caller
+            raise GameError(f"{game.rules.seats[seat]} has no legal move")
+        options = careful_moves(game, seat, moves, self.deadline_margin(game, seat))
+        if len(options) == 1:
+            return options[0]
+        return self.pick(game, seat, options, self.random_for(game), budget)
+
+    @abstractmethod
+    def pick(
+        self,
+        game: Game,
+        seat: int,
+        options: list[Move],
+        rng: random.Random,
+        budget: float | None,
+    ) -> Move:
+        """The level's choice among ``options`` (legal, deadline-safe, at least two)."""
+
+    def deadline_margin(self, game: Game, seat: int) -> int:
+        """How many moves before the deadline the care begins (RULES.md §5: 5)."""
+        return DEADLINE_MARGIN
+
+    def random_for(self, game: Game) -> random.Random:
+        """The generator for this turn: the seed and the move number decide it."""
+        return random.Random(f"{self.level}:{self.seed}:{len(game.moves)}")
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} seed={self.seed}>"
+
+
+def careful_moves(
+    game: Game, seat: int, moves: list[Move], margin: int = DEADLINE_MARGIN
+) -> list[Move]:
+    """The moves a player may pick from, by RULES.md §5's deadline care.
+
+    Never a move that puts the player out while another move exists; and from
+    ``margin`` moves before the deadline, only moves of marbles still
+    at home: those that leave it when there are any, else those inside it.
+    (Before that window no move can put anyone out.)
+    """
+    rules = game.rules
+    deadline = game.deadline  # None when the game has none or the table switched it off
+    if not isinstance(rules, RaceRules) or deadline is None:
+        return moves
+    if game.moves_made(seat) + 1 < deadline - margin:
+        return moves
+    safe = [move for move in moves if not game.would_put_out(move)] or moves
+    home = rules.homes[seat]
+    from_home = [move for move in safe if home >> move[0] & 1]
+    leaving = [move for move in from_home if not home >> move[-1] & 1]
+    # A marble that cannot leave in one move (own marbles or the point's tip in
+    # the way) still moves: inside the home, toward the way out.
+    return leaving or from_home or safe

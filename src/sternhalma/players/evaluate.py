@@ -1,0 +1,84 @@
+"""Hard's evaluation: how far each seat still has to go.
+
+A race position is judged by a per-seat *cost* of every hole, summed over the
+seat's marbles. The cost is built from the progress rows (rows.py) and
+grows faster than the rows themselves, so a marble left behind costs more
+than the same distance spread over the others (RULES.md's "leave no marble
+behind"). Because the cost is a sum over marbles, a move changes it by
+``cost[end] - cost[start]``: search keeps the sums up to date without
+looking at the whole board.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cache
+
+from sternhalma.boards.base import bits
+from sternhalma.players.rows import row_table
+from sternhalma.rules.race import RaceRules
+
+
+@dataclass(frozen=True)
+class RaceWeights:
+    """Integer weights of the cost of one marble on one hole."""
+
+    #: Per row still to go to the goal tip.
+    rows: int = 12
+    #: Per step to the nearest goal hole (off the axis costs more than the rows say).
+    steps: int = 4
+    #: Per squared row still to go, divided by the goal tip's row: the push on stragglers.
+    straggler: int = 24
+    #: Per hole off the line from the home tip to the goal tip: keeps the army together.
+    centre: int = 2
+
+
+DEFAULT_WEIGHTS = RaceWeights()
+
+
+@cache
+def race_costs(
+    rules: RaceRules, weights: RaceWeights = DEFAULT_WEIGHTS
+) -> tuple[tuple[int, ...], ...]:
+    """cost[seat][hole]: what a marble of ``seat`` on ``hole`` still costs (0 at the goal tip)."""
+    tables = []
+    points = _plane(rules)
+    for seat, rows in enumerate(row_table(rules)):
+        tip = max(rows[hole] for hole in bits(rules.goals[seat]))
+        goal_tip = max(bits(rules.goals[seat]), key=rows.__getitem__)
+        home_tip = min(bits(rules.homes[seat]), key=rows.__getitem__)
+        off_axis = _distances_to_line(points, points[home_tip], points[goal_tip])
+        to_goal = rules.distance_to_goal[seat]
+        table = []
+        for hole, row in enumerate(rows):
+            to_go = max(tip - row, 0)
+            table.append(
+                weights.rows * to_go
+                + weights.steps * to_goal[hole]
+                + weights.straggler * to_go * to_go // tip
+                + round(weights.centre * off_axis[hole])
+            )
+        tables.append(tuple(table))
+    return tuple(tables)
+
+
+def _plane(rules: RaceRules) -> list[tuple[float, float]]:
+    """Every hole's centre in the plane, one hole apart (star: the hex grid)."""
+    if rules.board.kind == "star":
+        return [(q + r / 2, r * math.sqrt(3) / 2) for q, r in rules.board.cells]
+    return [(float(a), float(b)) for a, b in rules.board.cells]
+
+
+def _distances_to_line(
+    points: list[tuple[float, float]], a: tuple[float, float], b: tuple[float, float]
+) -> list[float]:
+    """Each point's distance from the straight line through a and b."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    length = math.hypot(dx, dy)
+    return [abs(dx * (y - a[1]) - dy * (x - a[0])) / length for x, y in points]
+
+
+def race_cost(costs: tuple[int, ...], marbles: int) -> int:
+    """The summed cost of one seat's marbles."""
+    return sum(costs[hole] for hole in bits(marbles))
