@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 from sternhalma.errors import SternhalmaError
 from sternhalma.game import FINISHED, Game
-from sternhalma.players import LEVELS, make_player
+from sternhalma.players import LEVELS, Player, level_name, make_player
+from sternhalma.players.hard import HardPlayer, HardSettings, SearchInfo
 from sternhalma.records import write_record
 from sternhalma.rules import find_variant
 from sternhalma.rules.race import RaceRules
@@ -44,6 +45,10 @@ class GameTask:
     budget: float | None
     deadline_rule: bool = True
     record: bool = False
+    #: Hard's settings by participant (None or missing: the defaults), for benchmarks.
+    settings: tuple[HardSettings | None, ...] = ()
+    #: A fixed node allowance for Hard (reproducible on any machine), else from the budget.
+    nodes: int | None = None
 
 
 @dataclass(frozen=True)
@@ -67,6 +72,8 @@ class GameReport:
     longest: tuple[float, ...]
     #: Every move's think time in seconds, per seat.
     times: tuple[tuple[float, ...], ...]
+    #: Every search Hard made (kind, depth, nodes), per seat; empty for the other levels.
+    searches: tuple[tuple[SearchInfo, ...], ...] = ()
     record: str | None = None
 
     def seat_of(self, participant: int) -> int:
@@ -87,16 +94,18 @@ def play_game(task: GameTask) -> GameReport:
     """Play one game to its end (runs in a worker process with ``--jobs``)."""
     rules = find_variant(task.variant)
     game = Game(rules, deadline_rule=task.deadline_rule)
-    players = [
-        make_player(task.levels[task.seating[seat]], player_seed(task.seed, task.number, seat))
-        for seat in range(rules.players)
-    ]
+    players = [_player(task, seat) for seat in range(rules.players)]
     times: list[list[float]] = [[] for _ in range(rules.players)]
+    searches: list[list[SearchInfo]] = [[] for _ in range(rules.players)]
     while game.turn is not None:
         seat = game.turn
+        player = players[seat]
         started = time.perf_counter()
-        move = players[seat].choose(game, task.budget)
+        move = player.choose(game, task.budget)
         times[seat].append(time.perf_counter() - started)
+        if isinstance(player, HardPlayer) and player.last is not None:
+            searches[seat].append(player.last)
+            player.last = None
         game.play(move, seat)
     result = game.result
     assert result is not None
@@ -122,8 +131,19 @@ def play_game(task: GameTask) -> GameReport:
         think=tuple(sum(t) for t in times),
         longest=tuple(max(t, default=0.0) for t in times),
         times=tuple(tuple(t) for t in times),
+        searches=tuple(tuple(s) for s in searches),
         record=write_record(game, players=names) if task.record else None,
     )
+
+
+def _player(task: GameTask, seat: int) -> Player:
+    participant = task.seating[seat]
+    player = make_player(task.levels[participant], player_seed(task.seed, task.number, seat))
+    if isinstance(player, HardPlayer):
+        player.nodes = task.nodes
+        if participant < len(task.settings) and task.settings[participant] is not None:
+            player.settings = task.settings[participant] or player.settings
+    return player
 
 
 def plan(
@@ -135,6 +155,8 @@ def plan(
     *,
     deadline_rule: bool = True,
     record: bool = False,
+    settings: Sequence[HardSettings | None] = (),
+    nodes: int | None = None,
 ) -> list[GameTask]:
     """The games of a match; MatchError when the players or counts do not fit the variant.
 
@@ -144,14 +166,9 @@ def plan(
     seat (p + n) mod seats.
     """
     rules = find_variant(variant)
-    names = [level.strip().lower() for level in levels]
-    unknown = [name for name in names if name not in LEVELS]
-    if not names or unknown:
-        raise MatchError(
-            f"unknown level {unknown[0]!r}; the levels are {', '.join(LEVELS)}"
-            if unknown
-            else "name at least one player level"
-        )
+    if not levels:
+        raise MatchError(f"name at least one player level: {', '.join(LEVELS)}")
+    names = [level_name(level) for level in levels]
     seats = rules.players
     if len(names) > seats:
         raise MatchError(f"{rules.id} has {seats} seats; {len(names)} players were named")
@@ -170,6 +187,8 @@ def plan(
             budget=budget,
             deadline_rule=deadline_rule,
             record=record,
+            settings=tuple(settings),
+            nodes=nodes,
         )
         for n in range(games)
     ]

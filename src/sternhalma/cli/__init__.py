@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from sternhalma.cli.engine import bench, moves
-from sternhalma.cli.play import match
+from sternhalma.cli.play import match, play
 from sternhalma.cli.records import replay
 from sternhalma.cli.serve import serve
 
@@ -21,3 +21,4 @@ main.add_command(bench)
 main.add_command(replay)
 main.add_command(serve)
 main.add_command(match)
+main.add_command(play)

@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import os
+import random
 import statistics
 from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from sternhalma import match as matches
+from sternhalma.boards.base import bits
 from sternhalma.cli.engine import fail
 from sternhalma.errors import SternhalmaError
-from sternhalma.players import LEVELS
+from sternhalma.game import Game
+from sternhalma.players import LEVELS, make_player
+from sternhalma.position import Move, Position
 from sternhalma.rules import VARIANTS, find_variant
 from sternhalma.rules.race import RaceRules
 
@@ -183,4 +189,224 @@ def _summary_table(
     return table
 
 
-__all__ = ["LEVELS", "match"]
+# -- sternhalma play ------------------------------------------------------------
+
+#: Each seat colour's mark (told apart without colour too) and terminal style.
+MARKS = {
+    "white": ("○", "bold bright_white"),
+    "red": ("◆", "bold red"),
+    "blue": ("■", "bold bright_blue"),
+    "black": ("●", "bold black on grey70"),
+    "yellow": ("▲", "bold yellow"),
+    "green": ("✚", "bold green"),
+}
+#: Capture pieces belong to nobody.
+PIECE = ("●", "bold cyan")
+
+HELP = """Type a move as the path of holes joined by '-': a step like l2-l3, or a jump
+chain like m1-m3-k5 (capture: i7-i9-g11). Commands:
+  moves   list your legal moves
+  hint    the move Hard would play
+  undo    take back your last move (and the computer's replies)
+  board   draw the board again
+  help    this text
+  quit    leave the game"""
+
+
+def draw_board(position: Position, last: Move | None = None) -> Text:
+    """The board as coloured text: every hole by its name, a marble as its mark + name.
+
+    An empty hole shows its name dimmed, so every name can be found and typed;
+    the last move's holes are underlined.
+    """
+    rules = position.rules
+    board = rules.board
+    owner: dict[int, tuple[str, str]] = {}
+    for seat, marbles in enumerate(position.marbles):
+        for hole in bits(marbles):
+            owner[hole] = MARKS[rules.seats[seat]]
+    for hole in bits(position.pieces):
+        owner[hole] = PIECE
+    moved = set(last or ())
+    if board.kind == "square":
+        side = max(b for _, b in board.cells)
+        place = {hole: (side - b, 4 * (a - 1)) for hole, (a, b) in enumerate(board.cells)}
+        labels = [str(side - line) for line in range(side)]
+    else:  # the star: row r from the top, x = 2q + r half-holes (RULES.md §1)
+        top = max(r for _, r in board.cells)
+        left = min(2 * q + r for q, r in board.cells)
+        place = {hole: (top - r, 3 * (2 * q + r - left)) for hole, (q, r) in enumerate(board.cells)}
+        labels = [str(top - line) for line in range(top)]
+    lines: list[dict[int, int]] = [{} for _ in labels]
+    for hole, (line, column) in place.items():
+        lines[line][column] = hole
+    text = Text()
+    for label, holes in zip(labels, lines, strict=True):
+        text.append(f"{label:>2} ", style="dim")
+        at = 0
+        for column in sorted(holes):
+            hole = holes[column]
+            text.append(" " * (column - at))
+            name = board.names[hole]
+            underline = " underline" if hole in moved else ""
+            if hole in owner:
+                mark, style = owner[hole]
+                text.append(f"{mark}{name:<3}", style=style + underline)
+            else:
+                text.append(f" {name:<3}", style="dim" + underline)
+            at = column + 4
+        text.append("\n")
+    return text
+
+
+def _standing_line(game: Game) -> str:
+    """Each seat's progress: marbles home (race) or captures."""
+    rules = game.rules
+    position = game.position
+    if isinstance(rules, RaceRules):
+        parts = [
+            f"{MARKS[c][0]} {c} {rules.in_goal(position, s)}/{rules.marbles_per_seat} home"
+            for s, c in enumerate(rules.seats)
+        ]
+    else:
+        parts = [f"{c} {position.captured[s]} captured" for s, c in enumerate(rules.seats)]
+    return " · ".join(parts)
+
+
+@click.command()
+@click.option(
+    "--variant", default="classic-2", show_default=True, type=click.Choice(list(VARIANTS))
+)
+@click.option(
+    "--level",
+    default="medium",
+    show_default=True,
+    type=click.Choice(list(LEVELS)),
+    help="The computer's level.",
+)
+@click.option("--seat", default="white", show_default=True, help="Your colour (white moves first).")
+@click.option("--seed", default=None, type=int, help="The computer's seed (random by default).")
+@click.option("--budget", type=float, default=None, help="Seconds a move for Hard and hints.")
+@click.option("--no-deadline", is_flag=True, help="Switch the leaving-home deadline off.")
+def play(
+    variant: str,
+    level: str,
+    seat: str,
+    seed: int | None,
+    budget: float | None,
+    no_deadline: bool,
+) -> None:
+    """A game in the terminal against the computer; type moves like m1-m3-k5.
+
+    The computer takes every other seat. Commands: moves, hint, undo, board, help, quit.
+    """
+    rules = find_variant(variant)
+    try:
+        you = rules.seat_of(seat)
+    except ValueError as error:
+        fail(str(error))
+        return
+    if budget is not None and budget <= 0:
+        fail("the think budget must be more than 0 seconds")
+        return
+    base = random.randrange(1 << 31) if seed is None else seed
+    game = Game(rules, deadline_rule=not no_deadline)
+    computers = {s: make_player(level, base + s) for s in range(rules.players) if s != you}
+    adviser = make_player("hard", base)
+    console = Console(highlight=False)
+    colour = rules.seats[you]
+    console.print(
+        f"{rules.title}: you are {MARKS[colour][0]} {colour}; the computer plays "
+        f"{', '.join(rules.seats[s] for s in computers)} at level {level}. Type help for help."
+    )
+    last: Move | None = None
+    show = True
+    while game.turn is not None:
+        turn = game.turn
+        if turn != you:
+            move = computers[turn].choose(game, budget)
+            game.play(move, turn)
+            last = move
+            console.print(f"{rules.seats[turn]} plays {rules.format_move(move)}")
+            show = True
+            continue
+        if show:
+            console.print(draw_board(game.position, last))
+            console.print(_standing_line(game))
+            show = False
+        try:
+            command = click.prompt(
+                f"{colour}, your move {game.moves_made(you) + 1}",
+                default="",
+                show_default=False,
+                prompt_suffix="> ",
+            ).strip()
+        except click.Abort:
+            console.print("\nGoodbye.")
+            return
+        word = command.lower()
+        if not word:
+            continue
+        if word in ("quit", "exit", "q"):
+            console.print("Goodbye.")
+            return
+        if word in ("help", "?"):
+            console.print(HELP)
+        elif word == "board":
+            show = True
+        elif word == "moves":
+            texts = sorted(rules.format_move(m) for m in rules.distinct_moves(game.position))
+            each = " (one path for each result)" if rules.moves_by_path else ""
+            console.print(f"{len(texts)} moves{each}: " + "  ".join(texts))
+        elif word == "hint":
+            hint = adviser.choose(game, budget)
+            console.print(f"hint: {rules.format_move(hint)}")
+        elif word == "undo":
+            last = _undo(game, you, console)
+            show = True
+        else:
+            played = _try_move(game, you, command, console)
+            if played is not None:
+                last = played
+                show = True
+    assert game.result is not None
+    console.print(draw_board(game.position, last))
+    console.print(_standing_line(game))
+    place = game.result.places[you]
+    verdict = (
+        "You won!"
+        if game.result.winners == (you,)
+        else ("A draw." if you in game.result.winners else f"Your place: {place}.")
+    )
+    console.print(f"{game.result.reason} {verdict}")
+
+
+def _try_move(game: Game, you: int, text: str, console: Console) -> Move | None:
+    """Play the typed move; a bad one gets its reason and changes nothing."""
+    rules = game.rules
+    try:
+        move = rules.parse_move(game.position, text)
+        if game.would_put_out(move) and not click.confirm(
+            f"{rules.format_move(move)} puts you out (leaving-home deadline). Play it anyway?",
+            default=False,
+        ):
+            return None
+        return game.play(move, you)
+    except SternhalmaError as error:
+        console.print(f"[red]{escape(str(error))}[/red]")
+        return None
+
+
+def _undo(game: Game, you: int, console: Console) -> Move | None:
+    """Take back your last move and the computer's replies; the new last move or None."""
+    mine = [i for i, turn in enumerate(game.turns) if turn.seat == you and turn.move is not None]
+    if not mine:
+        console.print("There is no move of yours to take back.")
+        return game.moves[-1] if game.moves else None
+    count = sum(1 for turn in game.turns[mine[-1] :] if turn.move is not None)
+    taken = [game.rules.format_move(game.undo()) for _ in range(count)]
+    console.print("Took back " + ", ".join(reversed(taken)) + ".")
+    return game.moves[-1] if game.moves else None
+
+
+__all__ = ["LEVELS", "draw_board", "match", "play"]

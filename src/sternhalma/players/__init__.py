@@ -28,10 +28,15 @@ class UnknownLevelError(SternhalmaError):
 
 def make_player(level: str, seed: int = 0) -> Player:
     """The computer player of ``level`` (``easy``, ``medium`` or ``hard``) with ``seed``."""
+    return PLAYERS[level_name(level)](seed)
+
+
+def level_name(level: str) -> str:
+    """The level as the registry spells it; UnknownLevelError naming the levels otherwise."""
     key = level.strip().lower() if isinstance(level, str) else level
     if key not in PLAYERS:
         raise UnknownLevelError(f"unknown level {level!r}; the levels are {', '.join(LEVELS)}")
-    return PLAYERS[key](seed)
+    return key
 
 
 __all__ = [
@@ -42,5 +47,6 @@ __all__ = [
     "MediumPlayer",
     "Player",
     "UnknownLevelError",
+    "level_name",
     "make_player",
 ]

@@ -47,6 +47,7 @@ class CaptureSearch:
         self.max_depth = max_depth
         self.tt: dict[object, tuple[int, int, int]] = {}
         self.depth_reached = 0
+        self.mode = "alphabeta" if len(self.seats) == 2 else "brs"
 
     def choose(self, position: Position, options: list[Move]) -> Move:
         order = sorted(options, key=len, reverse=True)

@@ -11,11 +11,13 @@ gets its move in time (and only then may the move differ).
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
 from sternhalma.boards.base import bits
 from sternhalma.players.base import DEADLINE_MARGIN, Player
+from sternhalma.players.capture import CaptureSearch
 from sternhalma.players.race import RaceSearch
 from sternhalma.players.search import Limits
 from sternhalma.position import Move
@@ -26,17 +28,50 @@ if TYPE_CHECKING:
 
 #: Seconds a move when the caller gives no budget.
 DEFAULT_BUDGET = 1.0
-#: Search nodes per second of budget: about what this machine searches in half that time.
-NODES_PER_SECOND = 40_000
+
+
+@dataclass(frozen=True)
+class HardSettings:
+    """How Hard searches; the defaults are what the benchmarks chose (bench/players.py)."""
+
+    #: Search nodes per second of budget, by game: about what this machine searches
+    #: in two thirds of that time (a capture node lists every chain, a Halma node
+    #: moves 19 pieces in 8 directions, a star node 10 marbles in 6).
+    nodes_per_second: int = 25_000
+    halma_nodes_per_second: int = 9_000
+    capture_nodes_per_second: int = 5_000
+    #: Own moves kept at inner nodes (race).
+    breadth: int = 10
+    #: A rival's replies kept at inner nodes (race, two players).
+    reply_breadth: int = 3
+    #: Two players in contact: "alphabeta" or "solo" (own moves only).
+    duel: str = "alphabeta"
+    #: Three or more in contact: "brs" (best-reply search) or "solo".
+    multi: str = "brs"
+    #: Chains kept at inner nodes (capture).
+    capture_breadth: int = 8
+
+
+@dataclass(frozen=True)
+class SearchInfo:
+    """What the last search did, for benchmarks: its kind, depth and nodes."""
+
+    mode: str
+    depth: int
+    nodes: int
 
 
 class HardPlayer(Player):
     level = "hard"
 
-    def __init__(self, seed: int = 0, *, nodes: int | None = None) -> None:
+    def __init__(
+        self, seed: int = 0, *, nodes: int | None = None, settings: HardSettings | None = None
+    ) -> None:
         """``nodes`` fixes the search size (then the budget is only the time cap)."""
         super().__init__(seed)
         self.nodes = nodes
+        self.settings = settings or HardSettings()
+        self.last: SearchInfo | None = None
 
     def deadline_margin(self, game: Game, seat: int) -> int:
         """Begin the deadline care early enough to walk every marble out of home.
@@ -59,17 +94,37 @@ class HardPlayer(Player):
         rng: random.Random,
         budget: float | None,
     ) -> Move:
+        settings = self.settings
         seconds = DEFAULT_BUDGET if budget is None else budget
-        limits = Limits.of(self.nodes or max(1, int(seconds * NODES_PER_SECOND)), seconds)
+        rate = {
+            "halma": settings.halma_nodes_per_second,
+            "capture": settings.capture_nodes_per_second,
+        }.get(game.rules.game, settings.nodes_per_second)
+        nodes = self.nodes or max(1, int(seconds * rate))
+        limits = Limits.of(nodes, seconds)
         # The seed decides the order among moves the search finds equal.
         options = list(options)
         rng.shuffle(options)
         rules = game.rules
+        search: RaceSearch | CaptureSearch
         if isinstance(rules, RaceRules):
-            return RaceSearch(rules, seat, game.in_play, limits).choose(game.position, options)
-        from sternhalma.players.capture import CaptureSearch
-
-        return CaptureSearch(rules, seat, game.in_play, limits).choose(game.position, options)
+            search = RaceSearch(
+                rules,
+                seat,
+                game.in_play,
+                limits,
+                breadth=settings.breadth,
+                reply_breadth=settings.reply_breadth,
+                duel=settings.duel,
+                multi=settings.multi,
+            )
+        else:
+            search = CaptureSearch(
+                rules, seat, game.in_play, limits, breadth=settings.capture_breadth
+            )
+        move = search.choose(game.position, options)
+        self.last = SearchInfo(search.mode, search.depth_reached, limits.used)
+        return move
 
 
 @cache

@@ -3,24 +3,28 @@
 Three searches over the same evaluation (evaluate.py), chosen by the
 position:
 
-- **solo**: the player's own moves only, the other marbles standing still
-  ("greedy with lookahead"). Once the armies have passed each other nothing
-  the others do can help or hinder, and the race is a puzzle: finish in the
-  fewest moves. Every level of solo search is one more own move.
 - **alpha-beta** (two players in contact): negamax with iterative
-  deepening, a transposition table and ordering by each move's gain.
-- **best-reply** (three or more in contact): the player's moves alternate with
-  the single strongest reply of any opponent (Schadd & Winands' best-reply
-  search, the published winner over max-n and paranoid in Chinese checkers).
+  deepening, a transposition table and moves ordered by their gain.
+- **best-reply** (three or more in contact): our moves alternate with the
+  single strongest reply of any rival (Schadd & Winands' best-reply search,
+  the published winner over max-n and paranoid in Chinese checkers).
+- **solo** (nobody left to meet): once every rival marble is behind all of
+  ours, nothing the others do can help or hinder, and the race is a puzzle:
+  finish in the fewest moves. The search looks at our own moves only, so
+  every level of depth is one more move of ours.
 
-Inner nodes keep only the ``breadth`` most promising moves (by their gain in
-the evaluation); the root looks at every option. A move's gain is known
-from two table look-ups, so leaves need no move generation.
+Inner nodes keep only the ``breadth`` most promising moves (a rival's only
+``reply_breadth``), judged by their gain in the evaluation; the root looks
+at every option. Inside the search a move is one int, its gain, start and
+end packed so that sorting the ints sorts by gain: generating, ordering and
+playing moves needs no paths, and a move's effect on the evaluation is two
+table look-ups, so the last level needs no nodes of its own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
 from sternhalma.boards.base import bits
 from sternhalma.players.evaluate import race_cost, race_costs
@@ -34,6 +38,20 @@ WIN = 1 << 40
 
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 
+#: Packed move: ((gain + _BIAS) << 18) | (start << 9) | end; holes fit in 9 bits.
+_BIAS = 1 << 20
+_HOLE = (1 << 9) - 1
+
+
+def pack(gain: int, start: int, end: int) -> int:
+    """One int for a move inside the search; larger gains sort higher."""
+    return ((gain + _BIAS) << 18) | (start << 9) | end
+
+
+def unpack(key: int) -> tuple[int, int]:
+    """(start, end) of a packed move."""
+    return (key >> 9) & _HOLE, key & _HOLE
+
 
 class RaceSearch:
     """One decision: ``seat`` to move in ``position``, the others in ``in_play`` still racing."""
@@ -46,44 +64,48 @@ class RaceSearch:
         limits: Limits,
         *,
         breadth: int = 10,
-        max_depth: int = 12,
-        multi: str = "brs",
-        duel: str = "alphabeta",
         reply_breadth: int = 3,
+        max_depth: int = 16,
+        duel: str = "alphabeta",
+        multi: str = "brs",
     ) -> None:
         self.rules = rules
         self.me = seat
         self.rivals = tuple(s for s in in_play if s != seat)
         self.limits = limits
         self.breadth = breadth
-        self.max_depth = max_depth
-        self.multi = multi
-        self.duel = duel
         self.reply_breadth = reply_breadth
+        self.max_depth = max_depth
+        self.duel = duel
+        self.multi = multi
         self.costs = race_costs(rules)
         self.goals = rules.goals
-        self.tt: dict[object, tuple[int, int, int, tuple[int, int] | None]] = {}
-        #: The deepest search that finished, for the benchmarks' figures.
+        self.may_end = rules.may_end
+        self.everywhere = rules.board.all
+        self.steps = _steps(rules)
+        self.jumps = rules.board.jumps
+        self.tt: dict[object, tuple[int, int, int, int]] = {}
+        #: The deepest search that finished, and which search ran (for the benchmarks).
         self.depth_reached = 0
         self.mode = ""
 
     # -- the decision ----------------------------------------------------------
     def choose(self, position: Position, options: list[Move]) -> Move:
+        """The best of ``options`` (legal moves of ``seat``) by iterative deepening."""
         marbles = position.marbles
         if not self.rivals or self.separated(marbles):
-            self.mode = "solo"
-            search = self._solo_root
+            self.mode, search = "solo", self._solo_root
         elif len(self.rivals) == 1 and self.duel == "alphabeta":
-            self.mode = "alphabeta"
-            search = self._negamax_root
+            self.mode, search = "alphabeta", self._negamax_root
         elif len(self.rivals) > 1 and self.multi == "brs":
-            self.mode = "brs"
-            search = self._brs_root
+            self.mode, search = "brs", self._brs_root
         else:
-            self.mode = "solo"
-            search = self._solo_root
+            self.mode, search = "solo", self._solo_root
         sums = tuple(race_cost(self.costs[s], marbles[s]) for s in range(len(marbles)))
-        order = sorted(options, key=lambda m: self._gain(self.me, m), reverse=True)
+        cost = self.costs[self.me]
+        by_key = {pack(cost[m[0]] - cost[m[-1]], m[0], m[-1]): m for m in options}
+        # Stable sorts keep the caller's order (the seed's) among equal moves.
+        order = sorted(by_key, key=lambda k: k >> 18, reverse=True)
         best = order[0]
         for depth in range(1, self.max_depth + 1):
             try:
@@ -93,49 +115,88 @@ class RaceSearch:
             self.depth_reached = depth
             if self.limits.spent:
                 break
-        return best
+        return by_key[best]
 
     def separated(self, marbles: tuple[int, ...]) -> bool:
         """Whether every rival marble is behind every marble of ours (in our rows)."""
         rows = row_table(self.rules)[self.me]
         ours = min(rows[h] for h in bits(marbles[self.me]))
-        theirs = 0
-        for seat in self.rivals:
-            for hole in bits(marbles[seat]):
-                theirs = max(theirs, rows[hole])
+        theirs = max((rows[h] for s in self.rivals for h in bits(marbles[s])), default=0)
         return theirs < ours
 
-    # -- helpers ---------------------------------------------------------------
-    def _gain(self, seat: int, move: Move) -> int:
-        cost = self.costs[seat]
-        return cost[move[0]] - cost[move[-1]]
+    # -- moves -------------------------------------------------------------------
+    def targets(self, marbles: tuple[int, ...], seat: int) -> list[int]:
+        """Every legal move of ``seat`` packed, best gain first.
 
-    def _moves(self, marbles: tuple[int, ...], seat: int) -> list[Move]:
-        position = Position(self.rules, seat, marbles)
-        return self.rules.moves_of(position, seat, marbles[seat])
-
-    def _ordered(self, moves: list[Move], seat: int, first: tuple[int, int] | None) -> list[Move]:
-        """The most promising moves by gain, the transposition table's move first.
-
-        Our own moves keep ``breadth``; a rival's only ``reply_breadth``: in a race
-        the replies that matter are the few that gain the most.
+        The same moves as ``RaceRules.moves_of`` (tests hold them equal), by
+        (start, end) without paths: steps, then every hole a chain of jumps
+        can reach, never landing twice on a hole; a marble in its goal lands
+        only in the goal; no move ends in another point.
         """
-        breadth = self.breadth if seat == self.me else self.reply_breadth
+        occupied = 0
+        for board in marbles:
+            occupied |= board
+        if self.rules.long_jumps:
+            position = Position(self.rules, seat, marbles)
+            cost = self.costs[seat]
+            found = [
+                pack(cost[m[0]] - cost[m[-1]], m[0], m[-1])
+                for m in self.rules.moves_of(position, seat, marbles[seat])
+            ]
+            found.sort(reverse=True)
+            return found
+        free = ~occupied
+        goal = self.goals[seat]
+        may_end = self.may_end[seat]
+        everywhere = self.everywhere
+        steps = self.steps
+        jumps = self.jumps
         cost = self.costs[seat]
-        moves.sort(key=lambda m: cost[m[-1]] - cost[m[0]])
-        if first is not None:
-            for i, move in enumerate(moves):
-                if (move[0], move[-1]) == first:
-                    if i >= breadth:
-                        return [move, *moves[: breadth - 1]]
-                    moves.insert(0, moves.pop(i))
-                    break
+        found = []
+        append = found.append
+        own = marbles[seat]
+        while own:
+            low = own & -own
+            own ^= low
+            start = low.bit_length() - 1
+            if goal & low:
+                land_ok = end_ok = goal
+            else:
+                land_ok, end_ok = everywhere, may_end
+            base = ((cost[start] + _BIAS) << 18) | (start << 9)
+            step_ok = free & end_ok
+            for end, bit in steps[start]:
+                if step_ok & bit:
+                    append(base - (cost[end] << 18) | end)
+            others = occupied ^ low
+            closed = occupied | ~land_ok
+            stack = [start]
+            for hole in stack:
+                for over, land, bit in jumps[hole]:
+                    if others & over and not closed & bit:
+                        closed |= bit
+                        stack.append(land)
+                        if end_ok & bit:
+                            append(base - (cost[land] << 18) | land)
+        found.sort(reverse=True)
+        return found
+
+    def _ordered(self, marbles: tuple[int, ...], seat: int, first: int) -> list[int]:
+        """The most promising moves: ``breadth`` of ours, ``reply_breadth`` of a rival's.
+
+        ``first`` (a packed move from the transposition table, or 0) goes first.
+        """
+        moves = self.targets(marbles, seat)
+        breadth = self.breadth if seat == self.me else self.reply_breadth
+        if first and first in moves:
+            moves.remove(first)
+            moves.insert(0, first)
         return moves[:breadth]
 
     def _play(
-        self, marbles: tuple[int, ...], sums: tuple[int, ...], seat: int, move: Move
+        self, marbles: tuple[int, ...], sums: tuple[int, ...], seat: int, move: int
     ) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        start, end = move[0], move[-1]
+        start, end = unpack(move)
         after = list(marbles)
         after[seat] ^= (1 << start) | (1 << end)
         new_sums = list(sums)
@@ -143,49 +204,51 @@ class RaceSearch:
         new_sums[seat] += cost[end] - cost[start]
         return tuple(after), tuple(new_sums)
 
-    def _finishes(self, marbles: tuple[int, ...], seat: int, move: Move) -> bool:
-        if not self.goals[seat] >> move[-1] & 1:
+    def _finishes(self, marbles: tuple[int, ...], seat: int, move: int) -> bool:
+        """Whether ``move`` (already played in ``marbles``) finished ``seat``."""
+        if not self.goals[seat] >> (move & _HOLE) & 1:
             return False
         return self.rules.has_finished(Position(self.rules, seat, marbles), seat)
 
     def _finish_value(self, marbles: tuple[int, ...], seat: int, ply: int) -> int:
         """What finishing is worth to ``seat``: a win, or a draw by the last reply."""
-        rules = self.rules
-        if rules.last_reply and seat == 0 and len(self.rivals) == 1:
+        if self.rules.last_reply and seat == 0 and len(self.rivals) == 1:
             other = 1
-            for reply in self._moves(marbles, other):
+            for reply in self.targets(marbles, other):
                 after = list(marbles)
-                after[other] ^= (1 << reply[0]) | (1 << reply[-1])
+                start, end = unpack(reply)
+                after[other] ^= (1 << start) | (1 << end)
                 if self._finishes(tuple(after), other, reply):
                     return 0
         return WIN - ply
 
     def _frontier(
-        self, marbles: tuple[int, ...], seat: int, moves: list[Move], ply: int, value: int
+        self, marbles: tuple[int, ...], seat: int, moves: list[int], ply: int, value: int
     ) -> int:
         """The value one move from the horizon: ``value`` plus the best gain, or a finish.
 
-        The moves come best gain first, so only goal moves need a closer look;
-        this saves a node for every leaf.
+        Only goal moves need a closer look; this saves a node for every leaf.
         """
+        goal = self.goals[seat]
         for move in moves:
-            if self.goals[seat] >> move[-1] & 1:
+            if goal >> (move & _HOLE) & 1:
+                start, end = unpack(move)
                 after = list(marbles)
-                after[seat] ^= (1 << move[0]) | (1 << move[-1])
+                after[seat] ^= (1 << start) | (1 << end)
                 if self._finishes(tuple(after), seat, move):
                     return self._finish_value(tuple(after), seat, ply)
-        return value + self._gain(seat, moves[0])
+        return value + (max(moves) >> 18) - _BIAS
 
     # -- solo: own moves only ----------------------------------------------------
     def _solo_root(
-        self, marbles: tuple[int, ...], sums: tuple[int, ...], order: list[Move], depth: int
-    ) -> tuple[Move, list[Move]]:
+        self, marbles: tuple[int, ...], sums: tuple[int, ...], order: list[int], depth: int
+    ) -> tuple[int, list[int]]:
         me = self.me
-        scored: list[tuple[int, Move]] = []
+        scored: list[tuple[int, int]] = []
         for move in order:
             after, new_sums = self._play(marbles, sums, me, move)
             if self._finishes(after, me, move):
-                value = WIN
+                value = self._finish_value(after, me, 0)
             else:
                 value = self._solo(after, new_sums[me], depth - 1, 1)
             scored.append((value, move))
@@ -201,41 +264,40 @@ class RaceSearch:
         known = self.tt.get(key)
         if known is not None:
             return known[1]
-        moves = self._ordered(self._moves(marbles, me), me, None)
+        moves = self._ordered(marbles, me, 0)
         if not moves:
             return -total
-        cost = self.costs[me]
         if depth == 1:
             return self._frontier(marbles, me, moves, ply, -total)
         best = -WIN
         for move in moves:
-            start, end = move[0], move[-1]
+            start, end = unpack(move)
             after = list(marbles)
             after[me] ^= (1 << start) | (1 << end)
-            after_t = tuple(after)
-            if self._finishes(after_t, me, move):
-                value = WIN - ply
+            played = tuple(after)
+            if self._finishes(played, me, move):
+                value = self._finish_value(played, me, ply)
             else:
-                value = self._solo(after_t, total + cost[end] - cost[start], depth - 1, ply + 1)
+                gain = (move >> 18) - _BIAS
+                value = self._solo(played, total - gain, depth - 1, ply + 1)
             best = max(best, value)
-        self.tt[key] = (depth, best, _EXACT, None)
+        self.tt[key] = (depth, best, _EXACT, 0)
         return best
 
     # -- two players: negamax alpha-beta ------------------------------------------
     def _negamax_root(
-        self, marbles: tuple[int, ...], sums: tuple[int, ...], order: list[Move], depth: int
-    ) -> tuple[Move, list[Move]]:
+        self, marbles: tuple[int, ...], sums: tuple[int, ...], order: list[int], depth: int
+    ) -> tuple[int, list[int]]:
         me = self.me
         other = self.rivals[0]
         alpha = -WIN - 1
-        scored: list[tuple[int, Move]] = []
+        scored: list[tuple[int, int]] = []
         for move in order:
             after, new_sums = self._play(marbles, sums, me, move)
             if self._finishes(after, me, move):
                 value = self._finish_value(after, me, 0)
             else:
-                # A full window for the first move, then alpha: later moves only
-                # need to be known worse than the best so far.
+                # Later moves only need to be proved no better than the best so far.
                 value = -self._negamax(after, new_sums, other, depth - 1, -WIN - 1, -alpha, 1)
             scored.append((value, move))
             alpha = max(alpha, value)
@@ -251,13 +313,14 @@ class RaceSearch:
         beta: int,
         ply: int,
     ) -> int:
+        """The value for ``turn`` (to move) of the position, searched ``depth`` plies."""
         self.limits.tick()
         other = self.me if turn != self.me else self.rivals[0]
         if depth == 0:
             return sums[other] - sums[turn]
         key = (marbles, turn)
         known = self.tt.get(key)
-        first = None
+        first = 0
         if known is not None:
             k_depth, k_value, k_flag, first = known
             if k_depth >= depth:
@@ -265,18 +328,18 @@ class RaceSearch:
                     return k_value
                 if k_flag == _LOWER:
                     alpha = max(alpha, k_value)
-                elif k_flag == _UPPER:
+                else:
                     beta = min(beta, k_value)
                 if alpha >= beta:
                     return k_value
-        moves = self._ordered(self._moves(marbles, turn), turn, first)
+        moves = self._ordered(marbles, turn, first)
         if not moves:  # a pass
             return -self._negamax(marbles, sums, other, depth - 1, -beta, -alpha, ply + 1)
         if depth == 1:
             return self._frontier(marbles, turn, moves, ply, sums[other] - sums[turn])
         start_alpha = alpha
         best = -WIN - 1
-        best_key: tuple[int, int] | None = None
+        best_move = 0
         for move in moves:
             after, new_sums = self._play(marbles, sums, turn, move)
             if self._finishes(after, turn, move):
@@ -284,13 +347,13 @@ class RaceSearch:
             else:
                 value = -self._negamax(after, new_sums, other, depth - 1, -beta, -alpha, ply + 1)
             if value > best:
-                best, best_key = value, (move[0], move[-1])
+                best, best_move = value, move
                 if value > alpha:
                     alpha = value
                     if alpha >= beta:
                         break
         flag = _UPPER if best <= start_alpha else _LOWER if best >= beta else _EXACT
-        self.tt[key] = (depth, best, flag, best_key)
+        self.tt[key] = (depth, best, flag, best_move)
         return best
 
     # -- three or more: best-reply search -----------------------------------------
@@ -299,11 +362,11 @@ class RaceSearch:
         return min(sums[s] for s in self.rivals) - sums[self.me]
 
     def _brs_root(
-        self, marbles: tuple[int, ...], sums: tuple[int, ...], order: list[Move], depth: int
-    ) -> tuple[Move, list[Move]]:
+        self, marbles: tuple[int, ...], sums: tuple[int, ...], order: list[int], depth: int
+    ) -> tuple[int, list[int]]:
         me = self.me
         alpha = -WIN - 1
-        scored: list[tuple[int, Move]] = []
+        scored: list[tuple[int, int]] = []
         for move in order:
             after, new_sums = self._play(marbles, sums, me, move)
             if self._finishes(after, me, move):
@@ -324,7 +387,7 @@ class RaceSearch:
         ours: bool,
         ply: int,
     ) -> int:
-        """Value for us; at ``ours`` nodes we move, at the others the best rival reply."""
+        """Our value; at ``ours`` nodes we move, at the others the best rival reply."""
         self.limits.tick()
         if depth == 0:
             return self._brs_value(sums)
@@ -338,21 +401,15 @@ class RaceSearch:
                 or (k_flag == _UPPER and k_value <= alpha)
             ):
                 return k_value
-        start_alpha, start_beta = alpha, beta
         if ours:
-            moves = [
-                (self.me, m) for m in self._ordered(self._moves(marbles, self.me), self.me, None)
-            ]
+            moves = [(self.me, move) for move in self._ordered(marbles, self.me, 0)]
         else:
-            moves = []
-            for seat in self.rivals:
-                moves.extend(
-                    (seat, m) for m in self._ordered(self._moves(marbles, seat), seat, None)
-                )
-            moves.sort(key=lambda sm: self._gain(sm[0], sm[1]), reverse=True)
-            moves = moves[: self.breadth]
+            moves = [(s, move) for s in self.rivals for move in self._ordered(marbles, s, 0)]
+            moves.sort(key=lambda sm: sm[1] >> 18, reverse=True)
+            del moves[self.breadth :]
         if not moves:
             return self._brs(marbles, sums, depth - 1, alpha, beta, not ours, ply + 1)
+        start_alpha, start_beta = alpha, beta
         best = -WIN - 1 if ours else WIN + 1
         for seat, move in moves:
             after, new_sums = self._play(marbles, sums, seat, move)
@@ -369,11 +426,19 @@ class RaceSearch:
             if alpha >= beta:
                 break
         flag = _UPPER if best <= start_alpha else _LOWER if best >= start_beta else _EXACT
-        self.tt[key] = (depth, best, flag, None)
+        self.tt[key] = (depth, best, flag, 0)
         return best
 
 
-def _ranked(scored: list[tuple[int, Move]]) -> tuple[Move, list[Move]]:
+def _ranked(scored: list[tuple[int, int]]) -> tuple[int, list[int]]:
     """The best move and every move in order for the next iteration (stable on ties)."""
     ranked = sorted(scored, key=lambda vm: vm[0], reverse=True)
     return ranked[0][1], [move for _, move in ranked]
+
+
+@cache
+def _steps(rules: RaceRules) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """steps[hole]: (neighbour, its bit) for every neighbour of the hole."""
+    return tuple(
+        tuple((n, 1 << n) for n in rules.board.neighbours[hole]) for hole in range(rules.board.size)
+    )

@@ -1,0 +1,156 @@
+"""Strength and think-time figures of the computer players (printed, never asserted).
+
+Each scenario is a match of issue 5's targets, played with the same runner
+as ``sternhalma match``; the figures are printed per scenario:
+
+    .venv/bin/python bench/players.py                      # every scenario, 100 games each
+    .venv/bin/python bench/players.py hard-medium-2 --games 20 --budget 0.3 --jobs 2
+    .venv/bin/python bench/players.py hard-medium-2 --set duel=solo --set breadth=8
+
+``--budget`` is Hard's think budget (seconds a move; its default is 1 s);
+``--nodes`` fixes Hard's node allowance instead (reproducible on any
+machine); ``--set key=value`` changes one of Hard's settings (HardSettings)
+for the first participant, to compare choices by measurement.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import statistics
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from sternhalma import match
+from sternhalma.players.hard import HardSettings
+
+
+@dataclass(frozen=True)
+class Scenario:
+    variant: str
+    levels: tuple[str, ...]
+    target: str
+
+
+SCENARIOS: dict[str, Scenario] = {
+    "medium-easy-2": Scenario(
+        "classic-2",
+        ("medium", "easy"),
+        "Medium wins >= 95 of 100 (source report: 20 of 20, 45-75 moves, mean 53.5)",
+    ),
+    "hard-medium-2": Scenario(
+        "classic-2", ("hard", "medium"), "Hard wins >= 95%, <= 40 moves on average"
+    ),
+    "hard-medium-3": Scenario("classic-3", ("hard", "medium"), "Hard first in >= 70%"),
+    "hard-medium-4": Scenario("classic-4", ("hard", "medium"), "Hard first in >= 70%"),
+    "hard-medium-6": Scenario("classic-6", ("hard", "medium"), "Hard first in >= 70%"),
+    "hard-medium-capture": Scenario("capture-2", ("hard", "medium"), "Hard wins >= 80%"),
+    "hard-medium-halma": Scenario("halma-2", ("hard", "medium"), "Hard wins >= 95%"),
+    "hard-hard-2": Scenario(
+        "classic-2", ("hard", "hard"), "settings changed by --set (player 1) against the defaults"
+    ),
+}
+
+
+def settings_from(pairs: list[str]) -> HardSettings | None:
+    """HardSettings with ``key=value`` changes (ints stay ints)."""
+    if not pairs:
+        return None
+    fields = {f.name: f for f in dataclasses.fields(HardSettings)}
+    changes: dict[str, object] = {}
+    for pair in pairs:
+        key, _, value = pair.partition("=")
+        if key not in fields:
+            raise SystemExit(f"unknown setting {key!r}; settings: {', '.join(fields)}")
+        default = getattr(HardSettings(), key)
+        changes[key] = type(default)(value)
+    return dataclasses.replace(HardSettings(), **changes)  # type: ignore[arg-type]
+
+
+def run(name: str, args: argparse.Namespace) -> None:
+    scenario = SCENARIOS[name]
+    settings = settings_from(args.set)
+    tasks = match.plan(
+        scenario.variant,
+        scenario.levels,
+        args.games,
+        args.seed,
+        args.budget,
+        settings=[settings] if settings else [],
+        nodes=args.nodes,
+    )
+    started = time.perf_counter()
+    done = 0
+
+    def progress(report: match.GameReport) -> None:
+        nonlocal done
+        done += 1
+        print(f"\r  {name}: {done}/{len(tasks)} games", end="", file=sys.stderr, flush=True)
+
+    reports = match.run(tasks, args.jobs, progress)
+    print(file=sys.stderr)
+    elapsed = time.perf_counter() - started
+    levels = list(tasks[0].levels)
+    budget = f"budget {args.budget:g} s" if args.budget else "default budget (1 s)"
+    if args.nodes:
+        budget = f"{args.nodes} nodes a move"
+    print(f"== {name}: {scenario.variant}, {' vs '.join(scenario.levels)}, {len(reports)} games")
+    print(f"   target: {scenario.target}")
+    print(f"   Hard: {budget}; settings {settings or HardSettings()}; {elapsed:.0f} s wall")
+    for standing in match.standings(reports, levels)[:2]:
+        moves = standing.finish_moves
+        finish = (
+            f"moves to finish {min(moves)}-{max(moves)} mean {statistics.fmean(moves):.1f} "
+            f"({len(moves)} finished)"
+            if moves
+            else "never finished"
+        )
+        print(
+            f"   player {standing.participant + 1} {standing.level}: wins {standing.wins}, "
+            f"draws {standing.draws}, first {100 * standing.first_rate:.0f}%; {finish}; "
+            f"think median {standing.median_think:.3f} s, mean {standing.mean_think:.3f} s, "
+            f"max {standing.longest_think:.3f} s"
+        )
+    endings = Counter(report.ending for report in reports)
+    print(f"   endings: {dict(endings)}")
+    if scenario.variant in ("classic-2", "halma-2"):
+        others = [
+            report.score[s]
+            for report in reports
+            for s in range(len(report.seating))
+            if report.seating[s] != 0 and report.winners == (0,)
+        ]
+        if others:
+            print(f"   when player 1 won, the others had {max(others)} marbles home at most")
+    depths: dict[str, list[int]] = defaultdict(list)
+    nodes: dict[str, list[int]] = defaultdict(list)
+    for report in reports:
+        seat = report.seat_of(0)
+        for info in report.searches[seat] if report.searches else ():
+            depths[info.mode].append(info.depth)
+            nodes[info.mode].append(info.nodes)
+    for mode in sorted(depths):
+        print(
+            f"   player 1 {mode}: {len(depths[mode])} searches, depth mean "
+            f"{statistics.fmean(depths[mode]):.1f}, nodes median {statistics.median(nodes[mode]):.0f}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("scenarios", nargs="*", choices=[*SCENARIOS, []], default=[])
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--budget", type=float, default=None)
+    parser.add_argument("--nodes", type=int, default=None)
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    args = parser.parse_args()
+    for name in args.scenarios or SCENARIOS:
+        run(name, args)
+
+
+if __name__ == "__main__":
+    main()
