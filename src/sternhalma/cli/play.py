@@ -16,9 +16,10 @@ from rich.text import Text
 
 from sternhalma import match as matches
 from sternhalma.boards.base import bits
-from sternhalma.cli.engine import fail
+from sternhalma.cli.engine import fail, read_argument
 from sternhalma.errors import SternhalmaError
 from sternhalma.game import Game
+from sternhalma.notation import position_from_json
 from sternhalma.players import LEVELS, make_player
 from sternhalma.position import Move, Position
 from sternhalma.rules import VARIANTS, find_variant
@@ -288,6 +289,17 @@ def _standing_line(game: Game) -> str:
 @click.option("--seed", default=None, type=int, help="The computer's seed (random by default).")
 @click.option("--budget", type=float, default=None, help="Seconds a move for Hard and hints.")
 @click.option("--no-deadline", is_flag=True, help="Switch the leaving-home deadline off.")
+@click.option(
+    "--position",
+    "position_text",
+    default=None,
+    help="Start from this position (JSON, or - for stdin) instead of the beginning.",
+)
+@click.option(
+    "--moves-made",
+    default=None,
+    help="With --position: each seat's moves so far, comma-separated (the deadline counts them).",
+)
 def play(
     variant: str,
     level: str,
@@ -295,22 +307,31 @@ def play(
     seed: int | None,
     budget: float | None,
     no_deadline: bool,
+    position_text: str | None,
+    moves_made: str | None,
 ) -> None:
     """A game in the terminal against the computer; type moves like m1-m3-k5.
 
     The computer takes every other seat. Commands: moves, hint, undo, board, help, quit.
+    With --position the game starts there (its variant wins over --variant).
     """
-    rules = find_variant(variant)
     try:
+        start = position_from_json(read_argument(position_text)) if position_text else None
+        rules = start.rules if start is not None else find_variant(variant)
         you = rules.seat_of(seat)
+        if budget is not None and budget <= 0:
+            raise ValueError("the think budget must be more than 0 seconds")
+        made = None
+        if moves_made is not None:
+            try:
+                made = [int(n) for n in moves_made.split(",")]
+            except ValueError:
+                raise ValueError(f"--moves-made {moves_made!r}: write numbers like 30,29") from None
+        game = Game(rules, start=start, deadline_rule=not no_deadline, moves_made=made)
     except ValueError as error:
         fail(str(error))
         return
-    if budget is not None and budget <= 0:
-        fail("the think budget must be more than 0 seconds")
-        return
     base = random.randrange(1 << 31) if seed is None else seed
-    game = Game(rules, deadline_rule=not no_deadline)
     computers = {s: make_player(level, base + s) for s in range(rules.players) if s != you}
     adviser = make_player("hard", base)
     console = Console(highlight=False)

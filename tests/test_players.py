@@ -1,0 +1,308 @@
+"""Computer players: Easy and Medium as RULES.md §5 defines them, Hard's search, one interface."""
+
+from __future__ import annotations
+
+import pickle
+import random
+
+import pytest
+from helpers import position
+
+from sternhalma.benchmark import sample_positions
+from sternhalma.errors import SternhalmaError
+from sternhalma.game import Game, GameError
+from sternhalma.players import (
+    LEVELS,
+    EasyPlayer,
+    HardPlayer,
+    MediumPlayer,
+    UnknownLevelError,
+    make_player,
+)
+from sternhalma.players.base import careful_moves
+from sternhalma.players.rows import row_gain, row_table
+from sternhalma.rules import VARIANTS, find_variant
+from sternhalma.rules.race import RaceRules
+
+
+def small_hard(seed: int = 0) -> HardPlayer:
+    """Hard with a small fixed search: quick and reproducible in tests."""
+    return HardPlayer(seed, nodes=300)
+
+
+def players(seed: int = 0) -> list[EasyPlayer | MediumPlayer | HardPlayer]:
+    return [EasyPlayer(seed), MediumPlayer(seed), small_hard(seed)]
+
+
+def rows_of(variant: str, colour: str, name: str) -> int:
+    rules = find_variant(variant)
+    return row_table(rules)[rules.seat_of(colour)][rules.board.index(name)]
+
+
+# -- the levels by name --------------------------------------------------------
+
+
+def test_make_player_builds_every_level_by_name() -> None:
+    assert LEVELS == ("easy", "medium", "hard")
+    assert isinstance(make_player("easy", 3), EasyPlayer)
+    assert isinstance(make_player(" Medium "), MediumPlayer)
+    hard = make_player("hard", 7)
+    assert isinstance(hard, HardPlayer) and hard.seed == 7
+
+
+def test_an_unknown_level_is_a_readable_value_error() -> None:
+    with pytest.raises(UnknownLevelError, match="unknown level 'expert'.*easy, medium, hard"):
+        make_player("expert")
+    assert issubclass(UnknownLevelError, SternhalmaError)
+
+
+# -- progress rows (RULES.md §5) -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("colour", "home_tip", "goal_tip"),
+    [
+        ("white", "m1", "e17"),
+        ("black", "e17", "m1"),
+        ("red", "e5", "m13"),
+        ("yellow", "m13", "e5"),
+        ("blue", "a13", "q5"),
+        ("green", "q5", "a13"),
+    ],
+)
+def test_row_index_runs_from_1_at_the_home_tip_to_17_at_the_goal_tip(
+    colour: str, home_tip: str, goal_tip: str
+) -> None:
+    assert rows_of("classic-6", colour, home_tip) == 1
+    assert rows_of("classic-6", colour, goal_tip) == 17
+    assert rows_of("classic-6", colour, "i9") == 9
+
+
+def test_halma_row_index_is_the_anti_diagonal_toward_the_goal_corner() -> None:
+    # RULES.md §5: white (bottom-right camp) (17 - column) + row - 1, black the mirror.
+    assert rows_of("halma-2", "white", "p1") == 1
+    assert rows_of("halma-2", "white", "a16") == 31
+    assert rows_of("halma-2", "white", "c5") == (17 - 3) + 5 - 1
+    assert rows_of("halma-2", "black", "a16") == 1
+    assert rows_of("halma-2", "black", "c5") == 3 + (17 - 5) - 1
+
+
+def test_capture_has_no_rows() -> None:
+    with pytest.raises(ValueError, match="belong to nobody"):
+        row_table(find_variant("capture-2"))
+
+
+# -- one interface, every variant ----------------------------------------------------
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_every_level_returns_a_legal_move_in_every_variant(variant: str) -> None:
+    rules = find_variant(variant)
+    starts = [rules.initial(), *sample_positions(rules, 2, seed=5)]
+    for start in starts:
+        game = Game(rules, start=start)
+        if game.is_over:
+            continue
+        for player in players(seed=11):
+            move = player.choose(game, budget=5.0)
+            assert rules.is_legal(game.position, move), (variant, type(player).__name__)
+
+
+@pytest.mark.parametrize("variant", ["classic-3", "pairs-4", "halma-2", "capture-2"])
+def test_levels_play_a_whole_game_of_legal_moves(variant: str) -> None:
+    rules = find_variant(variant)
+    game = Game(rules)
+    seats = [MediumPlayer(1) if seat % 2 else EasyPlayer(2) for seat in range(rules.players)]
+    while game.turn is not None:
+        game.play(seats[game.turn].choose(game))  # play() refuses anything illegal
+    assert game.result is not None
+    assert len(game.moves) > rules.players
+
+
+def test_the_same_seed_gives_the_same_move_and_a_rebuilt_player_agrees() -> None:
+    rules = find_variant("classic-2")
+    for start in sample_positions(rules, 3, seed=2):
+        game = Game(rules, start=start)
+        for player in players(seed=4):
+            first = player.choose(game, 5.0)
+            assert player.choose(game, 5.0) == first
+            rebuilt = pickle.loads(pickle.dumps(player))
+            assert rebuilt.choose(game, 5.0) == first
+
+
+def test_easy_seeds_make_different_games() -> None:
+    game = Game("classic-2")
+    chosen = {EasyPlayer(seed).choose(game) for seed in range(20)}
+    assert len(chosen) > 3
+
+
+def test_choose_after_the_end_is_refused() -> None:
+    game = Game("classic-2")
+    game.resign("white")
+    for player in players():
+        with pytest.raises(GameError, match="game is over"):
+            player.choose(game)
+
+
+# -- Easy and Medium (RULES.md §5) ------------------------------------------------
+
+
+def test_easy_picks_only_moves_that_raise_the_marbles_row() -> None:
+    rules = find_variant("classic-2")
+    for start in sample_positions(rules, 6, seed=9):
+        game = Game(rules, start=start)
+        seat = start.turn
+        moves = rules.legal_moves(start)
+        if not any(row_gain(rules, seat, m[0], m[-1]) > 0 for m in moves):
+            continue
+        for seed in range(5):
+            move = EasyPlayer(seed).choose(game)
+            assert row_gain(rules, seat, move[0], move[-1]) > 0
+
+
+def test_easy_falls_back_to_any_move_when_none_goes_forward() -> None:
+    # White's last marble sits at the goal tip: every move goes back.
+    pos = position("classic-2", "white", white="e17", black="m1")
+    game = Game(pos.rules, start=pos)
+    move = EasyPlayer(1).choose(game)
+    assert pos.rules.is_legal(pos, move)
+    assert row_gain(pos.rules, 0, move[0], move[-1]) < 0
+
+
+def test_medium_picks_the_move_that_raises_the_row_the_most() -> None:
+    rules = find_variant("classic-2")
+    for start in sample_positions(rules, 8, seed=3):
+        game = Game(rules, start=start)
+        seat = start.turn
+        best = max(row_gain(rules, seat, m[0], m[-1]) for m in rules.legal_moves(start))
+        move = MediumPlayer(5).choose(game)
+        assert row_gain(rules, seat, move[0], move[-1]) == best
+
+
+def test_medium_breaks_ties_at_random() -> None:
+    game = Game("classic-2")  # at the start several moves gain 2 rows
+    assert len({MediumPlayer(seed).choose(game) for seed in range(20)}) > 1
+
+
+def test_in_capture_medium_takes_the_longest_chain_and_easy_any_legal_one() -> None:
+    rules = find_variant("capture-2")
+    for start in sample_positions(rules, 4, seed=1):
+        game = Game(rules, start=start)
+        if game.is_over:
+            continue
+        longest = max(len(m) for m in rules.distinct_moves(start))
+        assert len(MediumPlayer(2).choose(game)) == longest
+        assert rules.is_legal(start, EasyPlayer(2).choose(game))
+
+
+# -- deadline care (RULES.md §5) -----------------------------------------------------
+
+#: White on its 28th move with one marble still at home (m4) and a big jump elsewhere.
+NEAR_DEADLINE = position(
+    "classic-2",
+    "white",
+    white="m4 h8 h10 g12 e14 f14 g14 e15 f15 e16",
+    black="i9 i11 g13 l2 m2 k3 l3 m3 j4 k4",
+)
+
+
+def test_near_the_deadline_the_simple_levels_move_a_marble_out_of_home() -> None:
+    rules = NEAR_DEADLINE.rules
+    assert isinstance(rules, RaceRules)
+    game = Game(rules, start=NEAR_DEADLINE, moves_made=(27, 27))
+    home = rules.homes[0]
+    for player in (EasyPlayer(1), MediumPlayer(1), small_hard(1)):
+        move = player.choose(game)
+        assert home >> move[0] & 1 and not home >> move[-1] & 1, type(player).__name__
+
+
+def test_well_before_the_deadline_medium_plays_its_greedy_move() -> None:
+    rules = NEAR_DEADLINE.rules
+    game = Game(rules, start=NEAR_DEADLINE, moves_made=(10, 10))
+    moves = rules.legal_moves(NEAR_DEADLINE)
+    from_home = max(
+        row_gain(rules, 0, m[0], m[-1]) for m in moves if m[0] == rules.board.index("m4")
+    )
+    move = MediumPlayer(1).choose(game)
+    assert row_gain(rules, 0, move[0], move[-1]) > from_home
+
+
+def test_no_level_puts_itself_out_while_another_move_exists() -> None:
+    # White's 31st move: l5 may not go back home (l4, m4 would put white out).
+    pos = position(
+        "classic-2",
+        "white",
+        white="l5 h8 h10 g12 e14 f14 g14 e15 f15 e16",
+        black="i9 i11 g13 l2 m2 k3 l3 m3 j4 k4",
+    )
+    game = Game(pos.rules, start=pos, moves_made=(30, 30))
+    moves = pos.rules.legal_moves(pos)
+    assert any(game.would_put_out(m) for m in moves)
+    safe = careful_moves(game, 0, moves)
+    assert safe and not any(game.would_put_out(m) for m in safe)
+    for player in players(3):
+        for _ in range(3):
+            assert not game.would_put_out(player.choose(game))
+
+
+def test_without_the_deadline_rule_there_is_no_care() -> None:
+    game = Game(NEAR_DEADLINE.rules, start=NEAR_DEADLINE, moves_made=(27, 27), deadline_rule=False)
+    moves = NEAR_DEADLINE.rules.legal_moves(NEAR_DEADLINE)
+    assert careful_moves(game, 0, moves) == moves
+
+
+# -- Hard --------------------------------------------------------------------------
+
+
+def test_hard_finishes_when_one_move_finishes() -> None:
+    # Nine white marbles in the goal; e13-e14 fills the last hole.
+    pos = position(
+        "classic-2",
+        "white",
+        white="e13 f14 g14 h14 e15 f15 g15 e16 f16 e17",
+        black="i5 j5 k5 l5 i6 j6 k6 i7 j7 i8",
+    )
+    game = Game(pos.rules, start=pos)
+    move = HardPlayer(0, nodes=200).choose(game)
+    game.play(move)
+    assert game.status("white") == "finished"  # black still has its last reply
+
+
+def test_hard_climbs_the_ladder() -> None:
+    # A ladder of black marbles carries white's marble from k4 up to k8 or k10;
+    # everything else gains at most 2 rows.
+    pos = position(
+        "classic-2",
+        "white",
+        white="m1 l2 m2 k3 l3 m3 j4 k4 l4 m4",
+        black="k5 k7 k9 e14 f14 g14 h14 e15 f15 g15",
+    )
+    game = Game(pos.rules, start=pos)
+    move = HardPlayer(0, nodes=2000).choose(game)
+    assert pos.rules.format_move(move) in ("k4-k6-k8", "k4-k6-k8-k10")
+
+
+def test_hard_beats_medium_in_a_short_match() -> None:
+    from sternhalma import match
+
+    tasks = match.plan("classic-2", ["hard", "medium"], 2, seed=3, nodes=1500, budget=10.0)
+    reports = match.run(tasks)
+    assert all(report.winners == (0,) for report in reports)
+    moves = [report.moves[report.seat_of(0)] for report in reports]
+    assert max(moves) < 50  # Medium needs about 55 against Easy
+
+
+def test_hard_plays_capture_to_win_the_captures() -> None:
+    rules = find_variant("capture-2")
+    rng = random.Random(4)
+    start = rules.initial()
+    for _ in range(6):  # a few random captures into the game
+        start = rules.apply_unchecked(start, rng.choice(rules.distinct_moves(start)))
+    game = Game(rules, start=start)
+    hard, medium = HardPlayer(1, nodes=400), MediumPlayer(1)
+    seats = {game.turn: hard, 1 - (game.turn or 0): medium}
+    while game.turn is not None:
+        game.play(seats[game.turn].choose(game, 10.0))
+    assert game.result is not None
+    hard_seat = next(s for s, p in seats.items() if p is hard)
+    assert game.result.places[hard_seat] == 1
