@@ -51,7 +51,7 @@ def test_a_game_report_tells_how_the_game_went() -> None:
     assert report.finished[seat] or report.ending in ("out", "limit", "repetition")
     if report.finished[seat]:
         assert report.score[seat] >= 9  # nine of its own home, or ten (anti-blocking)
-    assert all(len(times) == moves for times, moves in zip(report.times, report.moves))
+    assert all(len(times) == moves for times, moves in zip(report.times, report.moves, strict=True))
     assert report.searches == ((), ())  # no searching level played
 
 

@@ -51,7 +51,7 @@ def test_make_player_builds_every_level_by_name() -> None:
 
 
 def test_an_unknown_level_is_a_readable_value_error() -> None:
-    with pytest.raises(UnknownLevelError, match="unknown level 'expert'.*easy, medium, hard"):
+    with pytest.raises(UnknownLevelError, match=r"unknown level 'expert'.*easy, medium, hard"):
         make_player("expert")
     assert issubclass(UnknownLevelError, SternhalmaError)
 
