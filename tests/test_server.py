@@ -7,6 +7,7 @@ computer thinking in a real worker process; the browser tests are in tests/e2e/.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -57,13 +58,14 @@ def new_table(
     return data
 
 
+@contextmanager
 def connect(
     client: TestClient, table: dict[str, Any], token: str | None = "mine"
-) -> WebSocketTestSession:
-    socket = client.websocket_connect(f"/ws/tables/{table['id']}")
-    ws = socket.__enter__()
-    ws.send_json({"type": "hello", "token": table["token"] if token == "mine" else token})
-    return ws
+) -> Iterator[WebSocketTestSession]:
+    """A websocket on the table that has said hello (with the table's token by default)."""
+    with client.websocket_connect(f"/ws/tables/{table['id']}") as ws:
+        ws.send_json({"type": "hello", "token": table["token"] if token == "mine" else token})
+        yield ws
 
 
 def receive_until(ws: WebSocketTestSession, predicate: Any, limit: int = 20) -> dict[str, Any]:
@@ -154,224 +156,208 @@ def test_unknown_table(client: TestClient) -> None:
 
 def test_a_person_moves_and_the_computer_answers(client: TestClient) -> None:
     table = new_table(client, "classic-2", [PERSON, EASY])
-    ws = connect(client, table)
-    welcome = ws.receive_json()
-    assert welcome["type"] == "welcome"
-    assert welcome["seats"] == [0]
-    state = welcome["state"]
-    assert state["turn"] == 0
-    assert ["l4", "l5"] in state["legal"]
-    ws.send_json({"type": "move", "seat": 0, "path": ["l4", "l5"], "v": state["v"]})
-    mine = receive_until(ws, event_of("move", 0))
-    assert mine["state"]["moves"] == [{"ply": 1, "seat": 0, "text": "l4-l5"}]
-    thinking = receive_until(ws, event_of("thinking"))
-    assert thinking["state"]["thinking"] == 1
-    assert thinking["state"]["legal"] == []
-    answer = receive_until(ws, event_of("move", 1))
-    after = answer["state"]
-    assert after["turn"] == 0 and after["thinking"] is None
-    assert len(after["moves"]) == 2
-    # The computer's move is a legal black move in the position after l4-l5.
-    game = Game("classic-2")
-    game.play("l4-l5")
-    game.play(after["moves"][1]["text"])
-    black = set(after["position"]["marbles"]["black"])
-    assert black == set(game.rules.board.names_of(game.position.marbles[1]))
-    ws.close()
+    with connect(client, table) as ws:
+        welcome = ws.receive_json()
+        assert welcome["type"] == "welcome"
+        assert welcome["seats"] == [0]
+        state = welcome["state"]
+        assert state["turn"] == 0
+        assert ["l4", "l5"] in state["legal"]
+        ws.send_json({"type": "move", "seat": 0, "path": ["l4", "l5"], "v": state["v"]})
+        mine = receive_until(ws, event_of("move", 0))
+        assert mine["state"]["moves"] == [{"ply": 1, "seat": 0, "text": "l4-l5"}]
+        thinking = receive_until(ws, event_of("thinking"))
+        assert thinking["state"]["thinking"] == 1
+        assert thinking["state"]["legal"] == []
+        answer = receive_until(ws, event_of("move", 1))
+        after = answer["state"]
+        assert after["turn"] == 0 and after["thinking"] is None
+        assert len(after["moves"]) == 2
+        # The computer's move is a legal black move in the position after l4-l5.
+        game = Game("classic-2")
+        game.play("l4-l5")
+        game.play(after["moves"][1]["text"])
+        black = set(after["position"]["marbles"]["black"])
+        assert black == set(game.rules.board.names_of(game.position.marbles[1]))
 
 
 def test_illegal_stale_and_foreign_moves_change_nothing(client: TestClient) -> None:
     table = new_table(client, "classic-2", [PERSON, PERSON])
-    ws = connect(client, table)
-    state = ws.receive_json()["state"]
-    ws.send_json({"type": "move", "seat": 0, "path": ["m1", "m3"], "v": state["v"]})
-    error = ws.receive_json()
-    assert error["type"] == "error"
-    assert "is not legal for white" in error["message"]
-    assert error["state"]["v"] == state["v"] and error["state"]["moves"] == []
-    ws.send_json({"type": "move", "seat": 1, "path": ["e14", "e13"]})
-    assert ws.receive_json()["code"] == "not-your-turn"
-    ws.send_json({"type": "move", "seat": 0, "path": ["l4", "l5"], "v": state["v"] + 5})
-    assert ws.receive_json()["code"] == "stale"
-    ws.send_json({"type": "move", "seat": 0, "path": ["l4", "zz9"]})
-    assert ws.receive_json()["code"] == "hole"
-    ws.close()
-    stranger = connect(client, table, token="guess")
-    assert stranger.receive_json()["seats"] == []
-    stranger.send_json({"type": "move", "seat": 0, "path": ["l4", "l5"]})
-    assert stranger.receive_json()["code"] == "not-your-seat"
-    stranger.close()
+    with connect(client, table) as ws:
+        state = ws.receive_json()["state"]
+        ws.send_json({"type": "move", "seat": 0, "path": ["m1", "m3"], "v": state["v"]})
+        error = ws.receive_json()
+        assert error["type"] == "error"
+        assert "is not legal for white" in error["message"]
+        assert error["state"]["v"] == state["v"] and error["state"]["moves"] == []
+        ws.send_json({"type": "move", "seat": 1, "path": ["e14", "e13"]})
+        assert ws.receive_json()["code"] == "not-your-turn"
+        ws.send_json({"type": "move", "seat": 0, "path": ["l4", "l5"], "v": state["v"] + 5})
+        assert ws.receive_json()["code"] == "stale"
+        ws.send_json({"type": "move", "seat": 0, "path": ["l4", "zz9"]})
+        assert ws.receive_json()["code"] == "hole"
+    with connect(client, table, token="guess") as stranger:
+        assert stranger.receive_json()["seats"] == []
+        stranger.send_json({"type": "move", "seat": 0, "path": ["l4", "l5"]})
+        assert stranger.receive_json()["code"] == "not-your-seat"
     assert client.get(f"/api/tables/{table['id']}").json()["moves"] == []
 
 
 def test_malformed_messages_get_a_readable_error(client: TestClient) -> None:
     table = new_table(client, "classic-2", [PERSON, PERSON])
-    ws = connect(client, table)
-    ws.receive_json()
-    ws.send_text("{not json")
-    assert ws.receive_json()["message"] == "a message must be JSON"
-    ws.send_json({"type": "dance"})
-    assert "unknown message type 'dance'" in ws.receive_json()["message"]
-    ws.send_json({"type": "move", "seat": 0, "path": "l4-l5"})
-    assert ws.receive_json()["message"] == '"path" must be a list of at least two hole names'
-    ws.send_json({"type": "look"})
-    assert 'needs "ply"' in ws.receive_json()["message"]
-    ws.close()
+    with connect(client, table) as ws:
+        ws.receive_json()
+        ws.send_text("{not json")
+        assert ws.receive_json()["message"] == "a message must be JSON"
+        ws.send_json({"type": "dance"})
+        assert "unknown message type 'dance'" in ws.receive_json()["message"]
+        ws.send_json({"type": "move", "seat": 0, "path": "l4-l5"})
+        assert ws.receive_json()["message"] == '"path" must be a list of at least two hole names'
+        ws.send_json({"type": "look"})
+        assert 'needs "ply"' in ws.receive_json()["message"]
 
 
 def test_undo_takes_back_the_persons_move_and_the_answer(client: TestClient) -> None:
     table = new_table(client, "classic-2", [PERSON, EASY])
-    ws = connect(client, table)
-    state = ws.receive_json()["state"]
-    assert not state["can_undo"] and state["can_hint"]
-    ws.send_json({"type": "move", "seat": 0, "path": ["k4", "k5"]})
-    answered = receive_until(ws, event_of("move", 1))["state"]
-    assert answered["can_undo"]
-    ws.send_json({"type": "undo"})
-    undone = receive_until(ws, event_of("undo"))
-    assert undone["event"]["moves"][-1] == "k4-k5"
-    assert undone["state"]["moves"] == []
-    assert undone["state"]["turn"] == 0
-    assert undone["state"]["position"] == state["position"]
-    ws.send_json({"type": "undo"})
-    assert receive_until(ws, lambda m: m["type"] == "error")["code"] == "no-undo"
-    ws.close()
+    with connect(client, table) as ws:
+        state = ws.receive_json()["state"]
+        assert not state["can_undo"] and state["can_hint"]
+        ws.send_json({"type": "move", "seat": 0, "path": ["k4", "k5"]})
+        answered = receive_until(ws, event_of("move", 1))["state"]
+        assert answered["can_undo"]
+        ws.send_json({"type": "undo"})
+        undone = receive_until(ws, event_of("undo"))
+        assert undone["event"]["moves"][-1] == "k4-k5"
+        assert undone["state"]["moves"] == []
+        assert undone["state"]["turn"] == 0
+        assert undone["state"]["position"] == state["position"]
+        ws.send_json({"type": "undo"})
+        assert receive_until(ws, lambda m: m["type"] == "error")["code"] == "no-undo"
 
 
 def test_hint_is_a_legal_move_for_the_person(client: TestClient) -> None:
     table = new_table(client, "classic-2", [PERSON, EASY])
-    ws = connect(client, table)
-    state = ws.receive_json()["state"]
-    ws.send_json({"type": "hint"})
-    hint = ws.receive_json()
-    assert hint["type"] == "hint"
-    assert hint["seat"] == 0
-    ends = {(p[0], p[-1]) for p in state["legal"]}
-    assert (hint["path"][0], hint["path"][-1]) in ends
-    ws.close()
+    with connect(client, table) as ws:
+        state = ws.receive_json()["state"]
+        ws.send_json({"type": "hint"})
+        hint = ws.receive_json()
+        assert hint["type"] == "hint"
+        assert hint["seat"] == 0
+        ends = {(p[0], p[-1]) for p in state["legal"]}
+        assert (hint["path"][0], hint["path"][-1]) in ends
     people = new_table(client, "classic-3", [PERSON, PERSON, PERSON])
-    ws = connect(client, people)
-    assert not ws.receive_json()["state"]["can_hint"]
-    ws.send_json({"type": "hint"})
-    assert ws.receive_json()["code"] == "no-hint"
-    ws.close()
+    with connect(client, people) as ws:
+        assert not ws.receive_json()["state"]["can_hint"]
+        ws.send_json({"type": "hint"})
+        assert ws.receive_json()["code"] == "no-hint"
 
 
 def test_a_move_that_puts_the_player_out_needs_confirmation(client: TestClient) -> None:
     table = new_table(
         client, "classic-2", [PERSON, PERSON], start=DEADLINE_START, moves_made=[29, 29]
     )
-    ws = connect(client, table)
-    ws.receive_json()
-    ws.send_json({"type": "move", "seat": 0, "path": ["m5", "m4"]})
-    question = ws.receive_json()
-    assert question == {"type": "confirm", "seat": 0, "path": ["m5", "m4"]}
-    assert client.get(f"/api/tables/{table['id']}").json()["moves"] == []
-    ws.send_json({"type": "move", "seat": 0, "path": ["m5", "m4"], "confirm": True})
-    over = receive_until(ws, event_of("move", 0))["state"]
-    assert over["over"]
-    assert over["result"]["ending"] == "out"
-    assert over["result"]["places"] == [2, 1]
-    assert over["seats"][0]["status"] == "out"
-    ws.close()
+    with connect(client, table) as ws:
+        ws.receive_json()
+        ws.send_json({"type": "move", "seat": 0, "path": ["m5", "m4"]})
+        question = ws.receive_json()
+        assert question == {"type": "confirm", "seat": 0, "path": ["m5", "m4"]}
+        assert client.get(f"/api/tables/{table['id']}").json()["moves"] == []
+        ws.send_json({"type": "move", "seat": 0, "path": ["m5", "m4"], "confirm": True})
+        over = receive_until(ws, event_of("move", 0))["state"]
+        assert over["over"]
+        assert over["result"]["ending"] == "out"
+        assert over["result"]["places"] == [2, 1]
+        assert over["seats"][0]["status"] == "out"
 
 
 def test_resign_and_rematch(client: TestClient) -> None:
     table = new_table(client, "classic-2", [PERSON, EASY])
-    ws = connect(client, table)
-    ws.receive_json()
-    ws.send_json({"type": "resign"})
-    over = receive_until(ws, event_of("resign"))["state"]
-    assert over["over"] and over["result"]["ending"] == "resignation"
-    assert over["result"]["places"] == [2, 1]
-    ws.send_json({"type": "rematch"})
-    rematch = receive_until(ws, event_of("rematch"))
-    new_id = rematch["event"]["table"]
-    assert rematch["state"]["rematch"] == new_id
-    ws.close()
-    again = connect(client, {"id": new_id, "token": table["token"]})
-    welcome = again.receive_json()
-    assert welcome["seats"] == [0]
-    assert welcome["state"]["moves"] == [] and not welcome["state"]["over"]
-    again.close()
+    with connect(client, table) as ws:
+        ws.receive_json()
+        ws.send_json({"type": "resign"})
+        over = receive_until(ws, event_of("resign"))["state"]
+        assert over["over"] and over["result"]["ending"] == "resignation"
+        assert over["result"]["places"] == [2, 1]
+        ws.send_json({"type": "rematch"})
+        rematch = receive_until(ws, event_of("rematch"))
+        new_id = rematch["event"]["table"]
+        assert rematch["state"]["rematch"] == new_id
+    with connect(client, {"id": new_id, "token": table["token"]}) as again:
+        welcome = again.receive_json()
+        assert welcome["seats"] == [0]
+        assert welcome["state"]["moves"] == [] and not welcome["state"]["over"]
 
 
 def test_three_people_on_one_screen_take_turns(client: TestClient) -> None:
     table = new_table(client, "classic-3", [PERSON, PERSON, PERSON])
-    ws = connect(client, table)
-    state = ws.receive_json()["state"]
-    for seat in range(3):
-        assert state["turn"] == seat
-        ws.send_json({"type": "move", "seat": seat, "path": first_legal(state)})
-        state = receive_until(ws, event_of("move", seat))["state"]
-    assert [m["seat"] for m in state["moves"]] == [0, 1, 2]
-    assert not state["can_undo"]
-    ws.send_json({"type": "resign", "seat": 1})
-    over = receive_until(ws, event_of("resign"))["state"]
-    assert over["over"] and over["result"]["places"][1] == 3
-    ws.close()
+    with connect(client, table) as ws:
+        state = ws.receive_json()["state"]
+        for seat in range(3):
+            assert state["turn"] == seat
+            ws.send_json({"type": "move", "seat": seat, "path": first_legal(state)})
+            state = receive_until(ws, event_of("move", seat))["state"]
+        assert [m["seat"] for m in state["moves"]] == [0, 1, 2]
+        assert not state["can_undo"]
+        ws.send_json({"type": "resign", "seat": 1})
+        over = receive_until(ws, event_of("resign"))["state"]
+        assert over["over"] and over["result"]["places"][1] == 3
 
 
 def test_look_back_at_an_earlier_position(client: TestClient) -> None:
     table = new_table(client, "classic-2", [PERSON, PERSON])
-    ws = connect(client, table)
-    start = ws.receive_json()["state"]["position"]
-    ws.send_json({"type": "move", "seat": 0, "path": ["l4", "l5"]})
-    receive_until(ws, event_of("move", 0))
-    ws.send_json({"type": "look", "ply": 0})
-    assert ws.receive_json() == {"type": "look", "ply": 0, "position": start}
-    ws.send_json({"type": "look", "ply": 1})
-    after = ws.receive_json()["position"]
-    assert "l5" in after["marbles"]["white"] and "l4" not in after["marbles"]["white"]
-    ws.send_json({"type": "look", "ply": 2})
-    assert ws.receive_json()["message"] == "the game has only 1 moves"
-    ws.close()
+    with connect(client, table) as ws:
+        start = ws.receive_json()["state"]["position"]
+        ws.send_json({"type": "move", "seat": 0, "path": ["l4", "l5"]})
+        receive_until(ws, event_of("move", 0))
+        ws.send_json({"type": "look", "ply": 0})
+        assert ws.receive_json() == {"type": "look", "ply": 0, "position": start}
+        ws.send_json({"type": "look", "ply": 1})
+        after = ws.receive_json()["position"]
+        assert "l5" in after["marbles"]["white"] and "l4" not in after["marbles"]["white"]
+        ws.send_json({"type": "look", "ply": 2})
+        assert ws.receive_json()["message"] == "the game has only 1 moves"
 
 
 def test_capture_moves_remove_and_count_pieces(client: TestClient) -> None:
     table = new_table(client, "capture-2", [PERSON, PERSON])
-    ws = connect(client, table)
-    state = ws.receive_json()["state"]
-    assert len(state["position"]["pieces"]) == 60
-    path = first_legal(state)
-    ws.send_json({"type": "move", "seat": 0, "path": path})
-    event = receive_until(ws, event_of("move", 0))
-    jumps = len(path) - 1
-    assert len(event["event"]["removed"]) == jumps
-    assert event["state"]["seats"][0]["captured"] == jumps
-    assert len(event["state"]["position"]["pieces"]) == 60 - jumps
-    ws.close()
+    with connect(client, table) as ws:
+        state = ws.receive_json()["state"]
+        assert len(state["position"]["pieces"]) == 60
+        path = first_legal(state)
+        ws.send_json({"type": "move", "seat": 0, "path": path})
+        event = receive_until(ws, event_of("move", 0))
+        jumps = len(path) - 1
+        assert len(event["event"]["removed"]) == jumps
+        assert event["state"]["seats"][0]["captured"] == jumps
+        assert len(event["state"]["position"]["pieces"]) == 60 - jumps
 
 
 def test_halma_moves_on_the_square_board(client: TestClient) -> None:
     table = new_table(client, "halma-2", [PERSON, EASY])
-    ws = connect(client, table)
-    state = ws.receive_json()["state"]
-    assert state["seats"][0]["of"] == 19
-    ws.send_json({"type": "move", "seat": 0, "path": ["l2", "k3"]})
-    receive_until(ws, event_of("move", 0))
-    answer = receive_until(ws, event_of("move", 1))["state"]
-    assert "k3" in answer["position"]["marbles"]["white"]
-    assert len(answer["moves"]) == 2
-    ws.close()
+    with connect(client, table) as ws:
+        state = ws.receive_json()["state"]
+        assert state["seats"][0]["of"] == 19
+        ws.send_json({"type": "move", "seat": 0, "path": ["l2", "k3"]})
+        receive_until(ws, event_of("move", 0))
+        answer = receive_until(ws, event_of("move", 1))["state"]
+        assert "k3" in answer["position"]["marbles"]["white"]
+        assert len(answer["moves"]) == 2
 
 
 def test_a_table_survives_a_server_restart(tmp_path: Path) -> None:
     database = tmp_path / "restart.db"
     with make_client(database) as first:
         table = new_table(first, "classic-2", [PERSON, PERSON])
-        ws = connect(first, table)
-        ws.receive_json()
-        ws.send_json({"type": "move", "seat": 0, "path": ["l4", "l5"]})
-        receive_until(ws, event_of("move", 0))
-        ws.close()
+        with connect(first, table) as ws:
+            ws.receive_json()
+            ws.send_json({"type": "move", "seat": 0, "path": ["l4", "l5"]})
+            receive_until(ws, event_of("move", 0))
     with make_client(database) as second:
         state = second.get(f"/api/tables/{table['id']}").json()
         assert state["moves"] == [{"ply": 1, "seat": 0, "text": "l4-l5"}]
         assert state["turn"] == 1
-        ws = connect(second, table)
-        welcome = ws.receive_json()
-        assert welcome["seats"] == [0]
-        ws.send_json({"type": "move", "seat": 1, "path": ["e14", "e13"], "v": welcome["v"]})
-        assert receive_until(ws, event_of("move", 1))["state"]["turn"] == 0
-        ws.close()
+        with connect(second, table) as ws:
+            welcome = ws.receive_json()
+            assert welcome["seats"] == [0, 1]  # the token holds both person seats
+            ws.send_json({"type": "move", "seat": 1, "path": ["e14", "e13"], "v": welcome["v"]})
+            assert receive_until(ws, event_of("move", 1))["state"]["turn"] == 0

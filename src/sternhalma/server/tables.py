@@ -270,6 +270,10 @@ class Table:
     def publish(self, event: dict[str, Any]) -> None:
         """Bump the version and send the event with the new state to every viewer."""
         self.version += 1
+        self.broadcast(event)
+
+    def broadcast(self, event: dict[str, Any]) -> None:
+        """Send ``event`` with the current state (and version) to every viewer."""
         message = {"type": "event", "v": self.version, "event": event, "state": self.state()}
         for listener in list(self.listeners.values()):
             listener(message)
@@ -517,9 +521,11 @@ class Tables:
         return seat
 
     async def _changed(self, table: Table, event: dict[str, Any]) -> None:
-        """Publish, save, and let the computer move if it is its turn."""
-        table.publish(event)
+        """Save, then tell every viewer (nothing announced is lost on a restart),
+        and let the computer move if it is its turn."""
+        table.version += 1
         await self.store.save(table.stored())
+        table.broadcast(event)
         self._after_change(table)
 
     def _after_change(self, table: Table) -> None:
