@@ -6,9 +6,11 @@ browser draws must be the engine's board; nothing may come from another site.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import re
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -17,7 +19,7 @@ from click.testing import CliRunner
 from sternhalma.cli import main
 from sternhalma.rules import VARIANTS
 from sternhalma.server.layout import board_description, catalogue, screen_point
-from sternhalma.server.store import DatabaseUrlError, database_url
+from sternhalma.server.store import DatabaseSchemaError, DatabaseUrlError, Store, database_url
 
 WEB = Path(__file__).resolve().parents[1] / "src" / "sternhalma" / "web"
 LANGUAGES = ("en", "tr", "nl")
@@ -190,3 +192,19 @@ def test_serve_command_is_registered_and_checks_its_options() -> None:
     assert "the database URL is empty" in result.output
     result = runner.invoke(main, ["serve", "--port", "0"])
     assert result.exit_code == 2
+
+
+def test_a_database_from_another_version_is_refused_with_a_reason(tmp_path: Path) -> None:
+    old = tmp_path / "old.db"
+    with sqlite3.connect(old) as connection:
+        connection.execute("CREATE TABLE tables (id TEXT PRIMARY KEY, variant TEXT)")
+    store = Store(database_url(str(old)))
+
+    async def open_and_close() -> None:
+        try:
+            await store.open()
+        finally:
+            await store.close()
+
+    with pytest.raises(DatabaseSchemaError, match="made by another version of sternhalma"):
+        asyncio.run(open_and_close())

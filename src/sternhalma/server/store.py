@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Boolean, DateTime, Integer, String, Text, event
+from sqlalchemy import Boolean, DateTime, Integer, String, Text, event, inspect
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -25,6 +25,10 @@ from sternhalma.errors import SternhalmaError
 
 class DatabaseUrlError(SternhalmaError):
     """A --database-url that is neither a file path nor a database URL."""
+
+
+class DatabaseSchemaError(SternhalmaError):
+    """A database whose tables were made by another version of sternhalma."""
 
 
 class Base(DeclarativeBase):
@@ -96,8 +100,18 @@ class Store:
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
 
     async def open(self) -> None:
+        """Create the tables if they are missing; refuse a file laid out differently."""
         async with self.engine.begin() as connection:
             await connection.run_sync(Base.metadata.create_all)
+            columns = await connection.run_sync(
+                lambda sync: {c["name"] for c in inspect(sync).get_columns(TableRow.__tablename__)}
+            )
+        missing = set(TableRow.__table__.columns.keys()) - columns
+        if missing:
+            raise DatabaseSchemaError(
+                f"the database {self.url} was made by another version of sternhalma "
+                f"(it lacks {', '.join(sorted(missing))}); use --database-url for a new file"
+            )
 
     async def close(self) -> None:
         await self.engine.dispose()
