@@ -86,6 +86,7 @@ def test_the_names_built_from_parts_exist() -> None:
             "game",
             "tagline",
             "howto.link",
+            "keys.help",
             "status.yourTurn",
             "status.seatTurn",
             "status.pickTarget",

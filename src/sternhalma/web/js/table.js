@@ -20,7 +20,7 @@ export async function showTable(root, id, navigate) {
       </div>
       <div class="board-area">
         <div class="board-wrap" id="board"></div>
-        <p class="keys hint" data-i18n="keys.help"></p>
+        <p class="keys hint" id="keys"></p>
       </div>
       <aside class="side">
         <ol id="players" class="players"></ol>
@@ -150,6 +150,7 @@ export async function showTable(root, id, navigate) {
     if (first) {
       variant = data.variants.find((v) => v.id === state.variant);
       $("#table-title").textContent = `${t(`game.${variant.game}`)} · ${variantName(variant.id)}`;
+      $("#keys").textContent = t(`keys.help.${variant.game}`);
       board = new Board($("#board"), data.boards[variant.board], {
         interactive: true,
         label: holeLabel,
@@ -459,6 +460,7 @@ export async function showTable(root, id, navigate) {
   const relabel = () => {
     if (!state) return;
     $("#table-title").textContent = `${t(`game.${variant.game}`)} · ${variantName(variant.id)}`;
+    $("#keys").textContent = t(`keys.help.${variant.game}`);
     board.svg.setAttribute("aria-label", t("board.label"));
     board.refreshLabels();
     renderSide();
