@@ -6,7 +6,6 @@ browser draws must be the engine's board; nothing may come from another site.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 import re
@@ -15,11 +14,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from fastapi.testclient import TestClient
 
 from sternhalma.cli import main
 from sternhalma.rules import VARIANTS
+from sternhalma.server.app import Settings, create_app
 from sternhalma.server.layout import board_description, catalogue, screen_point
-from sternhalma.server.store import DatabaseSchemaError, DatabaseUrlError, Store, database_url
+from sternhalma.server.store import DatabaseSchemaError, DatabaseUrlError, database_url
 
 WEB = Path(__file__).resolve().parents[1] / "src" / "sternhalma" / "web"
 LANGUAGES = ("en", "tr", "nl")
@@ -199,13 +200,9 @@ def test_a_database_from_another_version_is_refused_with_a_reason(tmp_path: Path
     old = tmp_path / "old.db"
     with sqlite3.connect(old) as connection:
         connection.execute("CREATE TABLE tables (id TEXT PRIMARY KEY, variant TEXT)")
-    store = Store(database_url(str(old)))
-
-    async def open_and_close() -> None:
-        try:
-            await store.open()
-        finally:
-            await store.close()
-
-    with pytest.raises(DatabaseSchemaError, match="made by another version of sternhalma"):
-        asyncio.run(open_and_close())
+    app = create_app(Settings(database_url=database_url(str(old)), workers=1))
+    with (
+        pytest.raises(DatabaseSchemaError, match="made by another version of sternhalma"),
+        TestClient(app),
+    ):
+        pass  # the server refuses to start
