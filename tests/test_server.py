@@ -58,17 +58,37 @@ def new_table(
     return data
 
 
+class Socket:
+    """A table's websocket that skips "presence" messages (who is connected), which
+    arrive whenever somebody comes or goes."""
+
+    def __init__(self, ws: WebSocketTestSession) -> None:
+        self.ws = ws
+
+    def receive_json(self) -> Any:
+        while True:
+            message = self.ws.receive_json()
+            if message.get("type") != "presence":
+                return message
+
+    def send_json(self, data: Any) -> None:
+        self.ws.send_json(data)
+
+    def send_text(self, data: str) -> None:
+        self.ws.send_text(data)
+
+
 @contextmanager
 def connect(
     client: TestClient, table: dict[str, Any], token: str | None = "mine"
-) -> Iterator[WebSocketTestSession]:
+) -> Iterator[Socket]:
     """A websocket on the table that has said hello (with the table's token by default)."""
     with client.websocket_connect(f"/ws/tables/{table['id']}") as ws:
         ws.send_json({"type": "hello", "token": table["token"] if token == "mine" else token})
-        yield ws
+        yield Socket(ws)
 
 
-def receive_until(ws: WebSocketTestSession, predicate: Any, limit: int = 20) -> dict[str, Any]:
+def receive_until(ws: Socket, predicate: Any, limit: int = 20) -> dict[str, Any]:
     """The first message that satisfies ``predicate`` (the others are skipped)."""
     for _ in range(limit):
         message: dict[str, Any] = ws.receive_json()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -87,12 +87,20 @@ class Clock:
         seats: int,
         *,
         now: TimeSource = monotonic_ms,
+        banks: Sequence[int] | None = None,
     ) -> None:
         self.control = parse_time_control(control) if isinstance(control, str) else control
         if seats < 1:
             raise ClockError("a clock needs at least one seat")
         self.now = now
         self._banks = [self.control.bank_ms] * seats
+        if banks is not None:
+            # A clock resumed from storage (a server restart): the time each seat had left.
+            if len(banks) != seats or not all(
+                isinstance(b, int) and not isinstance(b, bool) and b >= 0 for b in banks
+            ):
+                raise ClockError(f"a resumed clock needs {seats} banks of at least 0 ms")
+            self._banks = list(banks)
         self._running: int | None = None
         self._since = 0
 

@@ -48,10 +48,27 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     type=click.IntRange(1, 64),
     help="Processes for the computer's thinking (default: cores - 1, at most 4).",
 )
+@click.option(
+    "--allow-origin",
+    "allowed_origins",
+    multiple=True,
+    metavar="URL",
+    help="Another origin (scheme://host[:port]) whose pages may open tables, e.g. the "
+    "public address behind a reverse proxy. Repeatable.",
+)
 def serve(
-    host: str, port: int, open_browser: bool, database_url: str | None, workers: int | None
+    host: str,
+    port: int,
+    open_browser: bool,
+    database_url: str | None,
+    workers: int | None,
+    allowed_origins: tuple[str, ...],
 ) -> None:
-    """Start the web app: lobby, tables against the computer or on one screen."""
+    """Start the web app: the lobby, tables against the computer, on one screen and online.
+
+    The database is created or upgraded at start. Stopping the server (Ctrl+C)
+    pauses every running clock until it starts again.
+    """
     import uvicorn
 
     from sternhalma.server.app import Settings, create_app
@@ -65,9 +82,24 @@ def serve(
         raise click.BadParameter(str(error), param_hint="--database-url") from None
     if workers is not None:
         options["workers"] = workers
+    for origin in allowed_origins:
+        if not origin.startswith(("http://", "https://")) or origin.count("/") != 2:
+            raise click.BadParameter(
+                f"{origin!r} is not an origin like https://example.org", param_hint="--allow-origin"
+            )
+    options["allowed_origins"] = tuple(o.rstrip("/") for o in allowed_origins)
     settings = Settings(**options)  # type: ignore[arg-type]
     url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"
     click.echo(f"sternhalma is at {url} (tables in {settings.database_url}); Ctrl+C stops it.")
     if open_browser:
         open_browser_later(url)
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")
+    # A websocket message over 64 KiB closes the connection; the table answers longer
+    # than 4 KiB with an error (server/protocol.py).
+    uvicorn.run(
+        create_app(settings),
+        host=host,
+        port=port,
+        log_level="warning",
+        ws_max_size=65536,
+        timeout_graceful_shutdown=5,
+    )

@@ -17,30 +17,30 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import platformdirs
-from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, Request, WebSocket
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
+from sternhalma.clock import TimeSource, monotonic_ms
 from sternhalma.errors import SternhalmaError, UnknownVariantError
 from sternhalma.players import LEVELS
+from sternhalma.rules import VARIANTS
 from sternhalma.server import computer
+from sternhalma.server.connection import Connection, Limits
 from sternhalma.server.layout import catalogue
 from sternhalma.server.protocol import (
+    MAX_BODY,
     PROTOCOL_VERSION,
-    Hello,
-    Look,
-    MoveCommand,
     ProtocolError,
-    Rematch,
-    SeatCommand,
     TableError,
     error_message,
-    parse_command,
+    parse_nickname,
 )
 from sternhalma.server.store import Store, database_url
-from sternhalma.server.tables import Table, Tables
+from sternhalma.server.tables import Tables
 
 #: The browser app: index.html, css/, js/, i18n/, howto/.
 WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
@@ -59,6 +59,28 @@ class Settings:
     #: Seconds before the computer's move is shown (it may think for less).
     computer_pause: float = 0.6
     web_root: Path = WEB_ROOT
+    #: Origins (scheme://host[:port]) besides the server's own whose pages may open a
+    #: table's websocket (e.g. the public address behind a reverse proxy).
+    allowed_origins: tuple[str, ...] = ()
+    #: How fast one websocket may send.
+    limits: Limits = field(default_factory=Limits)
+    #: The clocks' time source in ms (tests set the time instead of sleeping).
+    now: TimeSource = monotonic_ms
+    #: Seconds between two saves of a running clock.
+    clock_checkpoint: float = 10.0
+
+
+#: Sent with every page: nothing may be loaded from another site or run inline.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+        "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+        "frame-ancestors 'none'; form-action 'self'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-cache",
+}
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -76,7 +98,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await asyncio.gather(
             *(loop.run_in_executor(pool, computer.warm_up) for _ in range(settings.workers))
         )
-        app.state.tables = Tables(store, pool, pause=settings.computer_pause)
+        app.state.tables = Tables(
+            store,
+            pool,
+            pause=settings.computer_pause,
+            now=settings.now,
+            checkpoint=settings.clock_checkpoint,
+        )
+        await app.state.tables.resume()
         try:
             yield
         finally:
@@ -88,9 +117,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(SternhalmaError)
     async def refused(_request: Request, error: SternhalmaError) -> JSONResponse:
-        status = 404 if isinstance(error, TableError) and error.code == "no-table" else 400
-        if isinstance(error, UnknownVariantError):
+        status = 400
+        if (isinstance(error, TableError) and error.code == "no-table") or isinstance(error, UnknownVariantError):
             status = 404
+        elif isinstance(error, BodyTooLarge):
+            status = 413
         return JSONResponse(error_message(error), status_code=status)
 
     @app.get("/api/variants")
@@ -99,24 +130,40 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.post("/api/tables")
     async def create_table(request: Request) -> dict[str, Any]:
-        try:
-            body = await request.json()
-        except json.JSONDecodeError:
-            raise ProtocolError("the request body must be JSON") from None
+        body = await json_body(request)
         if not isinstance(body, dict) or not isinstance(body.get("variant"), str):
             raise ProtocolError('a new table needs "variant" and "seats"')
         start = body.get("start")
         if start is not None and not isinstance(start, str | dict):
             raise ProtocolError('"start" must be a position (RULES.md §4)')
+        nickname = body.get("nickname")
+        sit = body.get("sit")
+        if sit is not None and (not isinstance(sit, int) or isinstance(sit, bool)):
+            raise ProtocolError('"sit" must be the index of the seat you take')
+        identity = body.get("identity")
+        if identity is not None and not isinstance(identity, str):
+            raise ProtocolError('"identity" must be the secret your browser keeps')
+        if not isinstance(body.get("rated", False), bool):
+            raise ProtocolError('"rated" must be true or false')
         tables: Tables = request.app.state.tables
-        table, token = await tables.create(
+        table, token, player = await tables.create(
             body["variant"],
             body.get("seats"),
             start=json.dumps(start) if isinstance(start, dict) else start,
             moves_made=body.get("moves_made"),
             deadline_rule=body.get("deadline_rule", True) is not False,
+            clock=body.get("clock"),
+            rated=body.get("rated", False),
+            sit=sit,
+            nickname=None if nickname is None else parse_nickname(nickname),
+            identity=identity,
         )
-        return {"id": table.id, "token": token, "state": table.state()}
+        return {"id": table.id, "token": token, "player": player, "state": table.state()}
+
+    @app.get("/api/tables")
+    async def open_tables(request: Request) -> dict[str, Any]:
+        """The online tables waiting for players (the lobby's list)."""
+        return {"tables": await request.app.state.tables.open_tables()}
 
     @app.get("/api/tables/{table_id}")
     async def table_state(table_id: str, request: Request) -> dict[str, Any]:
@@ -124,108 +171,80 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         state: dict[str, Any] = table.state()
         return state
 
+    @app.get("/api/tables/{table_id}/record")
+    async def table_record(table_id: str, request: Request) -> Response:
+        """The game record (docs/records.md), as a file to download."""
+        table = await request.app.state.tables.get(table_id)
+        name = f"sternhalma-{table.rules.id}-{table.id}.txt"
+        return Response(
+            table.record(),
+            media_type="text/plain; charset=utf-8",
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
+
+    @app.get("/api/ratings")
+    async def ratings(request: Request, category: str | None = None) -> dict[str, Any]:
+        """Players by rating per category (a rated variant)."""
+        if category is not None and category not in VARIANTS:
+            raise UnknownVariantError(f"there is no rating category {category[:40]!r}")
+        data: dict[str, Any] = await request.app.state.tables.store.ratings(category)
+        return data
+
     @app.websocket("/ws/tables/{table_id}")
     async def table_socket(websocket: WebSocket, table_id: str) -> None:
-        await websocket.accept()
-        tables: Tables = websocket.app.state.tables
-        try:
-            table = await tables.get(table_id)
-        except TableError as error:
-            await websocket.send_json(error_message(error))
-            await websocket.close(code=4404)
+        if not origin_allowed(websocket, settings.allowed_origins):
+            # Before accepting: the browser sees the handshake refused (HTTP 403).
+            await websocket.close(code=1008)
             return
-        await Connection(websocket, tables, table).run()
+        await websocket.accept()
+        await Connection(websocket, websocket.app.state.tables, table_id, settings.limits).run()
 
     web = settings.web_root
 
     async def index() -> Response:
-        return FileResponse(web / "index.html", headers={"Cache-Control": "no-cache"})
+        return FileResponse(web / "index.html", headers=SECURITY_HEADERS)
 
     # The page routes of the single-page app all serve index.html.
     app.add_api_route("/", index, include_in_schema=False)
     app.add_api_route("/table/{table_id}", index, include_in_schema=False)
     app.add_api_route("/how-to-play/{game}", index, include_in_schema=False)
+    app.add_api_route("/ratings", index, include_in_schema=False)
     app.mount("/static", StaticFiles(directory=web), name="static")
     return app
 
 
-class Connection:
-    """One browser's websocket on one table."""
+class BodyTooLarge(ProtocolError):
+    """A request body over MAX_BODY bytes."""
 
-    def __init__(self, websocket: WebSocket, tables: Tables, table: Table) -> None:
-        self.websocket = websocket
-        self.tables = tables
-        self.table = table
-        self.token: str | None = None
-        self.outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
 
-    async def run(self) -> None:
-        sender = asyncio.create_task(self._send_loop())
-        key = id(self)
-        self.table.listeners[key] = self.outbox.put_nowait
-        try:
-            while True:
-                text = await self.websocket.receive_text()
-                await self._handle(text)
-        except WebSocketDisconnect:
-            pass
-        finally:
-            self.table.listeners.pop(key, None)
-            sender.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await sender
+async def json_body(request: Request) -> object:
+    """The request's JSON body; ProtocolError when it is too large or not JSON."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY:
+        raise BodyTooLarge(f"the request is too large (at most {MAX_BODY} bytes)")
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise BodyTooLarge(f"the request is too large (at most {MAX_BODY} bytes)")
+    try:
+        return json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        raise ProtocolError("the request body must be JSON") from None
 
-    async def _send_loop(self) -> None:
-        while True:
-            message = await self.outbox.get()
-            await self.websocket.send_json(message)
 
-    async def _handle(self, text: str) -> None:
-        try:
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError:
-                raise ProtocolError("a message must be JSON") from None
-            await self._command(data)
-        except SternhalmaError as error:
-            self.outbox.put_nowait({**error_message(error), "state": self.table.state()})
+def origin_allowed(websocket: WebSocket, allowed: tuple[str, ...]) -> bool:
+    """Whether the page that opens this websocket is ours (or an allowed one).
 
-    async def _command(self, data: object) -> None:
-        command = parse_command(data)
-        tables, table = self.tables, self.table
-        if isinstance(command, Hello):
-            self.token = command.token
-            holds = table.holds(self.token)
-            self.outbox.put_nowait(
-                {
-                    "type": "welcome",
-                    "protocol": PROTOCOL_VERSION,
-                    "v": table.version,
-                    "seats": table.person_seats() if holds else [],
-                    "state": table.state(),
-                }
-            )
-        elif isinstance(command, MoveCommand):
-            question = await tables.move(
-                table,
-                self.token,
-                command.seat,
-                command.path,
-                confirm=command.confirm,
-                version=command.version,
-            )
-            if question is not None:
-                self.outbox.put_nowait(question)
-        elif isinstance(command, SeatCommand):
-            if command.kind == "undo":
-                await tables.undo(table, self.token)
-            elif command.kind == "resign":
-                await tables.resign(table, self.token, command.seat)
-            else:
-                self.outbox.put_nowait(await tables.hint(table, self.token))
-        elif isinstance(command, Rematch):
-            await tables.rematch(table, self.token)
-        elif isinstance(command, Look):
-            self.outbox.put_nowait(
-                {"type": "look", "ply": command.ply, "position": table.position_after(command.ply)}
-            )
+    Browsers always send Origin; a page of another site must not play for a
+    visitor's seats. Clients that are not browsers send none and are let in:
+    they can only do what the protocol allows anyway.
+    """
+    origin = websocket.headers.get("origin")
+    if origin is None:
+        return True
+    if origin in allowed:
+        return True
+    parsed = urlsplit(origin)
+    host = websocket.headers.get("host", "")
+    return parsed.scheme in ("http", "https") and parsed.netloc.lower() == host.lower()

@@ -9,13 +9,21 @@ what was wrong; the table is never touched by a bad message.
 
 from __future__ import annotations
 
+import json
+import unicodedata
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from sternhalma.errors import SternhalmaError
 
 #: Bumped when a message changes shape incompatibly; sent in "welcome".
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
+#: The longest websocket message a table reads (characters); longer ones get an error.
+MAX_MESSAGE = 4096
+#: The longest body of a POST (bytes).
+MAX_BODY = 65536
+#: A nickname's length limits, after trimming.
+NICKNAME_LENGTH = (1, 24)
 
 
 class ProtocolError(SternhalmaError):
@@ -61,7 +69,27 @@ class SeatCommand:
 
 @dataclass(frozen=True)
 class Rematch:
-    pass
+    """Ask for a rematch (online tables: it starts once every seated player asked)."""
+
+
+@dataclass(frozen=True)
+class Sit:
+    """Take the free online seat ``seat`` under ``nickname``; ``identity`` is the secret
+    of a player this browser already is (ratings follow it)."""
+
+    seat: int
+    nickname: str
+    identity: str | None
+
+
+@dataclass(frozen=True)
+class Leave:
+    """Stand up from my online seat before the game starts."""
+
+
+@dataclass(frozen=True)
+class Ping:
+    """Answered by "pong" with the table's version: a keep-alive and a sync point."""
 
 
 @dataclass(frozen=True)
@@ -71,7 +99,9 @@ class Look:
     ply: int
 
 
-Command = Hello | MoveCommand | SeatCommand | Rematch | Look
+Command = Hello | MoveCommand | SeatCommand | Rematch | Look | Sit | Leave | Ping
+
+KNOWN = "hello, move, undo, hint, resign, rematch, look, sit, leave, ping"
 
 
 def parse_command(data: object) -> Command:
@@ -99,14 +129,50 @@ def parse_command(data: object) -> Command:
         return SeatCommand(kind, _seat(data, required=False))
     if kind == "rematch":
         return Rematch()
+    if kind == "sit":
+        seat = _seat(data, required=True)
+        assert seat is not None
+        return Sit(seat, parse_nickname(data.get("nickname")), _optional_str(data, "identity"))
+    if kind == "leave":
+        return Leave()
+    if kind == "ping":
+        return Ping()
     if kind == "look":
         ply = _optional_int(data, "ply", minimum=0)
         if ply is None:
             raise ProtocolError('"look" needs "ply", the number of moves to show')
         return Look(ply)
-    raise ProtocolError(
-        f"unknown message type {kind!r}; known: hello, move, undo, hint, resign, rematch, look"
-    )
+    if not isinstance(kind, str):
+        raise ProtocolError(f'a message needs a "type"; known: {KNOWN}')
+    raise ProtocolError(f"unknown message type {kind[:40]!r}; known: {KNOWN}")
+
+
+def decode(text: str | bytes | None) -> object:
+    """One websocket message as JSON; ProtocolError when it is too long or not JSON text."""
+    if not isinstance(text, str):
+        raise ProtocolError("a message must be JSON text, not binary")
+    if len(text) > MAX_MESSAGE:
+        raise ProtocolError(
+            f"the message is too long ({len(text)} characters; at most {MAX_MESSAGE})"
+        )
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        raise ProtocolError("a message must be JSON") from None
+
+
+def parse_nickname(value: object) -> str:
+    """A nickname to show to others: trimmed, inner spaces collapsed, no control
+    characters, 1 to 24 characters. TableError("nickname") says what is wrong."""
+    low, high = NICKNAME_LENGTH
+    if not isinstance(value, str):
+        raise TableError("nickname", "type a nickname to sit down")
+    text = " ".join(value.split())
+    if any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn") for c in text):
+        raise TableError("nickname", "a nickname cannot contain control or unassigned characters")
+    if not low <= len(text) <= high:
+        raise TableError("nickname", f"a nickname has {low} to {high} characters")
+    return text
 
 
 def _optional_str(data: dict[str, Any], key: str) -> str | None:

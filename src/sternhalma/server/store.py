@@ -1,26 +1,64 @@
-"""Tables on disk: one SQLite row per table, so a reload or a restart loses nothing.
+"""Tables, their event log, players and ratings on disk (SQLAlchemy 2 async + Alembic).
 
-Part 1 keeps what a table needs to be rebuilt: its variant, seats, optional
-start position, the secret (hashed) that holds its person seats, and the
-actions played so far (moves and resignations), which the referee replays.
-SQLAlchemy 2 async with aiosqlite by default; any SQLAlchemy async URL works.
-The schema is created on start; part 2 brings Alembic migrations with the
-event log and the online seats.
+- ``tables``: one row per table, the snapshot that rebuilds it: variant, seats
+  (with the online players' nicknames and hashed seat tokens), start, the
+  actions played (moves, resignations, flags; the referee replays them), the
+  clock's banks, the result, the rematch, and the table's **version**.
+- ``table_events``: the event log, one row per version of a table. A
+  reconnecting client is sent the events it missed from here.
+- ``players``: a nickname and the hash of the secret identity its browser keeps.
+- ``ratings`` (a player's rating per category) and ``rating_changes`` (what
+  each rated game did to each player's rating).
+
+Every change of a table is one transaction: the snapshot is updated only if
+its version is still the one the change was made on (an optimistic check), and
+the event is inserted under the next version (the log's primary key), so two
+server processes can never both apply a move. A rated game's rating update is
+part of the same transaction as the event that ended it.
+
+The schema is made and upgraded by the Alembic migrations in
+``server/migrations/`` when the server starts; a database file of part 1 (made
+before migrations existed) is recognised and upgraded too.
 """
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+import hmac
 import json
-from dataclasses import dataclass
+import secrets
+import time
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Boolean, DateTime, Integer, String, Text, event, inspect
-from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    event,
+    inspect,
+    select,
+    update,
+)
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from sternhalma.errors import SternhalmaError
+from sternhalma.rating import START_RATING, rating_changes
 
 
 class DatabaseUrlError(SternhalmaError):
@@ -29,6 +67,25 @@ class DatabaseUrlError(SternhalmaError):
 
 class DatabaseSchemaError(SternhalmaError):
     """A database whose tables were made by another version of sternhalma."""
+
+
+class VersionConflict(SternhalmaError):
+    """The table changed in the database since this process last read it."""
+
+
+def wall_ms() -> int:
+    """Milliseconds since the epoch: when something was saved (clock checkpoints)."""
+    return time.time_ns() // 1_000_000
+
+
+def hash_secret(secret: str) -> str:
+    """Only hashes of seat tokens and identities are stored (SHA-256, hex)."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def new_secret() -> str:
+    """A long random secret (seat tokens, identities): 32 URL-safe characters."""
+    return secrets.token_urlsafe(24)
 
 
 class Base(DeclarativeBase):
@@ -40,22 +97,104 @@ class TableRow(Base):
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     variant: Mapped[str] = mapped_column(String(40))
-    #: JSON list of seats: {"kind": "person"} or {"kind": "computer", "level": "easy"}.
+    #: JSON list of seats: {"kind": "person"}, {"kind": "computer", "level": "easy"} or
+    #: {"kind": "online", "player": id, "nickname": "...", "token_hash": "..."}.
     seats: Mapped[str] = mapped_column(Text)
     #: Position JSON (RULES.md §4) when the table did not start from the initial position.
     start: Mapped[str | None] = mapped_column(Text, nullable=True)
     #: JSON list: own moves per seat made before ``start`` (a game set up mid-way).
     moves_made: Mapped[str | None] = mapped_column(Text, nullable=True)
     deadline_rule: Mapped[bool] = mapped_column(Boolean, default=True)
-    #: SHA-256 of the secret that the creating browser keeps.
+    #: SHA-256 of the creating browser's secret (it holds the person seats).
     token_hash: Mapped[str] = mapped_column(String(64))
     seed: Mapped[int] = mapped_column(Integer)
-    #: JSON list of actions: {"seat": 0, "move": "m1-m3-k5"} or {"seat": 1, "resign": true}.
+    #: JSON list of actions: {"seat": 0, "move": "m1-m3-k5"}, {"seat": 1, "resign": true},
+    #: {"seat": 1, "flag": true}.
     actions: Mapped[str] = mapped_column(Text, default="[]")
     version: Mapped[int] = mapped_column(Integer, default=0)
     over: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # -- part 2 (migration 0002) --
+    #: waiting (online seats free), playing or over.
+    status: Mapped[str] = mapped_column(String(16), default="playing", index=True)
+    rated: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: The time control ("5+3"), or None for a table without a clock.
+    clock_control: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    #: JSON list: each seat's time left (ms) as of ``clock_at``.
+    clock_banks: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: The seat whose time was running at ``clock_at`` (None: stopped).
+    clock_running: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: When the banks were written (ms since the epoch).
+    clock_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    #: JSON: {"places", "team_places", "ending", "reason", "seat"} once over.
+    result: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: The rematch table's id, and the seats that asked for it (JSON list).
+    rematch: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    rematch_offers: Mapped[str] = mapped_column(Text, default="[]")
+    #: The table this one is a rematch of.
+    previous: Mapped[str | None] = mapped_column(String(32), nullable=True)
+
+
+class EventRow(Base):
+    __tablename__ = "table_events"
+
+    table_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
+    )
+    version: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(24))
+    #: The event as sent to clients (JSON object).
+    data: Mapped[str] = mapped_column(Text)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class PlayerRow(Base):
+    __tablename__ = "players"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    nickname: Mapped[str] = mapped_column(String(64))
+    secret_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class RatingRow(Base):
+    __tablename__ = "ratings"
+
+    player_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    #: The variant id (ratings of different variants are not comparable).
+    category: Mapped[str] = mapped_column(String(40), primary_key=True)
+    rating: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class RatingChangeRow(Base):
+    __tablename__ = "rating_changes"
+
+    table_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[str] = mapped_column(String(32), ForeignKey("players.id"), index=True)
+    category: Mapped[str] = mapped_column(String(40))
+    before: Mapped[float] = mapped_column(Float)
+    after: Mapped[float] = mapped_column(Float)
+    #: The player's rated games in this category before this one.
+    games: Mapped[int] = mapped_column(Integer)
+
+
+@dataclass
+class StoredClock:
+    """A clock as saved: each seat's time left at ``at`` and whose time was running."""
+
+    control: str
+    banks: list[int]
+    running: int | None
+    at: int
 
 
 @dataclass
@@ -72,7 +211,34 @@ class StoredTable:
     seed: int
     actions: list[dict[str, Any]]
     version: int
-    over: bool
+    status: str = "playing"
+    rated: bool = False
+    clock: StoredClock | None = None
+    result: dict[str, Any] | None = None
+    rematch: str | None = None
+    rematch_offers: list[int] = field(default_factory=list)
+    previous: str | None = None
+    #: The rating changes of a finished rated game, by seat (loaded, never written here).
+    ratings: list[dict[str, Any]] | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Player:
+    """Someone who sat at an online table: a public id and a nickname."""
+
+    id: str
+    nickname: str
+
+
+@dataclass(frozen=True)
+class RatedGame:
+    """A finished rated game: the category and, by seat, the player and the place."""
+
+    category: str
+    players: tuple[str, ...]
+    places: tuple[int, ...]
 
 
 def database_url(value: str) -> str:
@@ -88,76 +254,332 @@ def database_url(value: str) -> str:
 
 
 class Store:
-    """Reads and writes table rows; one engine per server process."""
+    """Reads and writes tables, events, players and ratings; one engine per server process."""
 
     def __init__(self, url: str) -> None:
         self.url = url
+        self.sqlite = url.startswith("sqlite")
         if url.startswith("sqlite+aiosqlite:///") and ":memory:" not in url:
             Path(url.removeprefix("sqlite+aiosqlite:///")).parent.mkdir(parents=True, exist_ok=True)
         self.engine: AsyncEngine = create_async_engine(url)
-        if url.startswith("sqlite"):
-            event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+        if self.sqlite:
+            event.listen(self.engine.sync_engine, "connect", _sqlite_connect)
+            event.listen(self.engine.sync_engine, "begin", _sqlite_begin)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+        #: Sessions that write (on SQLite they begin with BEGIN IMMEDIATE).
+        self.writer = self.engine.execution_options(writes=True)
+        self.writes = async_sessionmaker(self.writer, expire_on_commit=False)
+        #: SQLite has one writer at a time; in one process, writers queue here instead
+        #: of waiting on the file lock.
+        self._write = asyncio.Lock()
 
     async def open(self) -> None:
-        """Create the tables if they are missing; refuse a file laid out differently."""
-        async with self.engine.begin() as connection:
-            await connection.run_sync(Base.metadata.create_all)
-            columns = await connection.run_sync(
-                lambda sync: {c["name"] for c in inspect(sync).get_columns(TableRow.__tablename__)}
-            )
-        missing = set(TableRow.__table__.columns.keys()) - columns
-        if missing:
-            raise DatabaseSchemaError(
-                f"the database {self.url} was made by another version of sternhalma "
-                f"(it lacks {', '.join(sorted(missing))}); use --database-url for a new file"
-            )
+        """Create or upgrade the schema (Alembic); refuse a database laid out differently."""
+        from sternhalma.server.migrations import upgrade
+
+        async with self.writer.begin() as connection:
+            await connection.run_sync(upgrade, self.url)
 
     async def close(self) -> None:
         await self.engine.dispose()
 
-    async def save(self, table: StoredTable) -> None:
+    # -- tables ---------------------------------------------------------------------
+    async def create(self, table: StoredTable) -> None:
+        """Insert a new table (version 0, no events yet)."""
         now = datetime.now(UTC)
-        async with self.sessions.begin() as session:
-            row = await session.get(TableRow, table.id)
-            if row is None:
-                row = TableRow(id=table.id, created_at=now)
-                session.add(row)
-            row.variant = table.variant
-            row.seats = json.dumps(table.seats)
-            row.start = table.start
-            row.moves_made = None if table.moves_made is None else json.dumps(table.moves_made)
-            row.deadline_rule = table.deadline_rule
-            row.token_hash = table.token_hash
-            row.seed = table.seed
-            row.actions = json.dumps(table.actions)
-            row.version = table.version
-            row.over = table.over
-            row.updated_at = now
+        async with self._write, self.writes.begin() as session:
+            session.add(TableRow(id=table.id, created_at=now, updated_at=now, **_columns(table)))
+
+    async def commit(
+        self,
+        table: StoredTable,
+        change: dict[str, Any],
+        *,
+        expected: int,
+        rated: RatedGame | None = None,
+    ) -> list[dict[str, Any]] | None:
+        """Write ``table`` (at ``table.version``) and its event, if the stored version is
+        still ``expected``; VersionConflict otherwise. Returns the rating changes by seat
+        when ``rated`` names a finished rated game."""
+        now = datetime.now(UTC)
+        async with self._write, self.writes.begin() as session:
+            written = await session.execute(
+                update(TableRow)
+                .where(TableRow.id == table.id, TableRow.version == expected)
+                .values(updated_at=now, **_columns(table))
+            )
+            if getattr(written, "rowcount", 0) != 1:
+                raise VersionConflict(f"table {table.id} changed since version {expected}")
+            session.add(
+                EventRow(
+                    table_id=table.id,
+                    version=table.version,
+                    kind=str(change.get("kind", "")),
+                    data=json.dumps(change),
+                    at=now,
+                )
+            )
+            if rated is None:
+                return None
+            return await self._rate(session, table.id, rated, now)
+
+    async def checkpoint(self, table_id: str, version: int, clock: StoredClock) -> bool:
+        """Save a running clock without a new version (a crash then loses at most the
+        time since the last checkpoint); False if the table has moved on."""
+        async with self._write, self.writes.begin() as session:
+            written = await session.execute(
+                update(TableRow)
+                .where(TableRow.id == table_id, TableRow.version == version)
+                .values(**_clock_columns(clock))
+            )
+            return bool(getattr(written, "rowcount", 0) == 1)
 
     async def load(self, table_id: str) -> StoredTable | None:
         async with self.sessions() as session:
             row = await session.get(TableRow, table_id)
             if row is None:
                 return None
-            return StoredTable(
-                id=row.id,
-                variant=row.variant,
-                seats=json.loads(row.seats),
-                start=row.start,
-                moves_made=None if row.moves_made is None else json.loads(row.moves_made),
-                deadline_rule=row.deadline_rule,
-                token_hash=row.token_hash,
-                seed=row.seed,
-                actions=json.loads(row.actions),
-                version=row.version,
-                over=row.over,
+            table = _stored(row)
+            changes = (
+                await session.scalars(
+                    select(RatingChangeRow)
+                    .where(RatingChangeRow.table_id == table_id)
+                    .order_by(RatingChangeRow.seat)
+                )
+            ).all()
+            if changes:
+                table.ratings = [_change(c) for c in changes]
+            return table
+
+    async def events_since(
+        self, table_id: str, since: int, limit: int = 100
+    ) -> list[dict[str, Any]] | None:
+        """The events after version ``since`` ({"v", "event"}), or None when the log cannot
+        give all of them (too many, or from before the log was kept)."""
+        async with self.sessions() as session:
+            rows = (
+                await session.scalars(
+                    select(EventRow)
+                    .where(EventRow.table_id == table_id, EventRow.version > since)
+                    .order_by(EventRow.version)
+                    .limit(limit + 1)
+                )
+            ).all()
+        if len(rows) > limit or (rows and rows[0].version != since + 1):
+            return None
+        return [{"v": row.version, "event": json.loads(row.data)} for row in rows]
+
+    async def open_tables(self, limit: int = 50) -> list[StoredTable]:
+        """Online tables waiting for players, the most recently changed first."""
+        async with self.sessions() as session:
+            rows = (
+                await session.scalars(
+                    select(TableRow)
+                    .where(TableRow.status == "waiting")
+                    .order_by(TableRow.updated_at.desc())
+                    .limit(limit)
+                )
+            ).all()
+            return [_stored(row) for row in rows]
+
+    async def running_with_clock(self) -> list[str]:
+        """Tables being played with a clock: the server watches them from its start."""
+        async with self.sessions() as session:
+            return list(
+                (
+                    await session.scalars(
+                        select(TableRow.id).where(
+                            TableRow.status == "playing", TableRow.clock_control.is_not(None)
+                        )
+                    )
+                ).all()
             )
 
+    # -- players and ratings -----------------------------------------------------------
+    async def identify(self, nickname: str, secret: str | None) -> tuple[Player, str]:
+        """The player whose identity is ``secret`` (renamed to ``nickname``), or a new one.
 
-def _sqlite_pragmas(connection: Any, _record: Any) -> None:
-    """WAL and a busy timeout, so a reader never blocks the writer for long."""
+        Returns the player and the identity secret for the browser to keep.
+        """
+        now = datetime.now(UTC)
+        async with self._write, self.writes.begin() as session:
+            if secret:
+                row = await session.scalar(
+                    select(PlayerRow).where(PlayerRow.secret_hash == hash_secret(secret))
+                )
+                if row is not None and hmac.compare_digest(row.secret_hash, hash_secret(secret)):
+                    row.nickname = nickname
+                    row.seen_at = now
+                    return Player(row.id, nickname), secret
+            secret = new_secret()
+            row = PlayerRow(
+                id=secrets.token_urlsafe(9),
+                nickname=nickname,
+                secret_hash=hash_secret(secret),
+                created_at=now,
+                seen_at=now,
+            )
+            session.add(row)
+            return Player(row.id, nickname), secret
+
+    async def ratings(self, category: str | None = None, limit: int = 100) -> dict[str, Any]:
+        """Players by rating, per category (only categories with rated games)."""
+        async with self.sessions() as session:
+            query = select(RatingRow, PlayerRow.nickname).join(
+                PlayerRow, PlayerRow.id == RatingRow.player_id
+            )
+            if category is not None:
+                query = query.where(RatingRow.category == category)
+            rows = (
+                await session.execute(
+                    query.order_by(RatingRow.category, RatingRow.rating.desc(), PlayerRow.nickname)
+                )
+            ).all()
+        categories: dict[str, list[dict[str, Any]]] = {}
+        for rating, nickname in rows:
+            players = categories.setdefault(rating.category, [])
+            if len(players) < limit:
+                players.append(
+                    {
+                        "player": rating.player_id,
+                        "nickname": nickname,
+                        "rating": round(rating.rating),
+                        "games": rating.games,
+                    }
+                )
+        return {"categories": [{"category": c, "players": p} for c, p in categories.items()]}
+
+    async def _rate(
+        self, session: AsyncSession, table_id: str, game: RatedGame, now: datetime
+    ) -> list[dict[str, Any]]:
+        rows: list[RatingRow] = []
+        for player in game.players:
+            row = await session.get(RatingRow, (player, game.category))
+            if row is None:
+                row = RatingRow(
+                    player_id=player,
+                    category=game.category,
+                    rating=START_RATING,
+                    games=0,
+                    updated_at=now,
+                )
+                session.add(row)
+            rows.append(row)
+        deltas = rating_changes([r.rating for r in rows], game.places, [r.games for r in rows])
+        changes = []
+        for seat, (row, delta) in enumerate(zip(rows, deltas, strict=True)):
+            change = RatingChangeRow(
+                table_id=table_id,
+                seat=seat,
+                player_id=row.player_id,
+                category=game.category,
+                before=row.rating,
+                after=row.rating + delta,
+                games=row.games,
+            )
+            session.add(change)
+            changes.append(_change(change))
+            row.rating += delta
+            row.games += 1
+            row.updated_at = now
+        return changes
+
+
+def _change(row: RatingChangeRow) -> dict[str, Any]:
+    """A rating change as the table's state shows it (rounded for people)."""
+    return {
+        "seat": row.seat,
+        "player": row.player_id,
+        "before": round(row.before),
+        "after": round(row.after),
+        "change": round(row.after - row.before, 1),
+    }
+
+
+def _clock_columns(clock: StoredClock | None) -> dict[str, Any]:
+    if clock is None:
+        return {"clock_control": None, "clock_banks": None, "clock_running": None, "clock_at": None}
+    return {
+        "clock_control": clock.control,
+        "clock_banks": json.dumps(clock.banks),
+        "clock_running": clock.running,
+        "clock_at": clock.at,
+    }
+
+
+def _columns(table: StoredTable) -> dict[str, Any]:
+    return {
+        "variant": table.variant,
+        "seats": json.dumps(table.seats),
+        "start": table.start,
+        "moves_made": None if table.moves_made is None else json.dumps(table.moves_made),
+        "deadline_rule": table.deadline_rule,
+        "token_hash": table.token_hash,
+        "seed": table.seed,
+        "actions": json.dumps(table.actions),
+        "version": table.version,
+        "over": table.status == "over",
+        "status": table.status,
+        "rated": table.rated,
+        "result": None if table.result is None else json.dumps(table.result),
+        "rematch": table.rematch,
+        "rematch_offers": json.dumps(table.rematch_offers),
+        "previous": table.previous,
+        **_clock_columns(table.clock),
+    }
+
+
+def _stored(row: TableRow) -> StoredTable:
+    clock = None
+    if row.clock_control is not None and row.clock_banks is not None:
+        clock = StoredClock(
+            row.clock_control, json.loads(row.clock_banks), row.clock_running, row.clock_at or 0
+        )
+    return StoredTable(
+        id=row.id,
+        variant=row.variant,
+        seats=json.loads(row.seats),
+        start=row.start,
+        moves_made=None if row.moves_made is None else json.loads(row.moves_made),
+        deadline_rule=row.deadline_rule,
+        token_hash=row.token_hash,
+        seed=row.seed,
+        actions=json.loads(row.actions),
+        version=row.version,
+        status=row.status,
+        rated=row.rated,
+        clock=clock,
+        result=None if row.result is None else json.loads(row.result),
+        rematch=row.rematch,
+        rematch_offers=json.loads(row.rematch_offers or "[]"),
+        previous=row.previous,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+def _sqlite_connect(connection: Any, _record: Any) -> None:
+    """WAL and a busy timeout, so a reader never blocks the writer for long; the
+    transactions are begun by ``_sqlite_begin`` (the driver's own are switched off)."""
+    connection.isolation_level = None
     cursor = connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
+
+
+def _sqlite_begin(connection: Connection) -> None:
+    """BEGIN IMMEDIATE for a transaction that will write: it takes the lock at once, so
+    a read made inside it can never turn stale (which SQLite would refuse at the write).
+    Readers begin a plain (deferred) transaction and run beside the writer (WAL)."""
+    writes = connection.get_execution_options().get("writes", False)
+    connection.exec_driver_sql("BEGIN IMMEDIATE" if writes else "BEGIN")
+
+
+def table_columns(connection: Connection, name: str) -> set[str]:
+    """The column names of table ``name`` (empty when there is no such table)."""
+    inspector = inspect(connection)
+    if not inspector.has_table(name):
+        return set()
+    return {column["name"] for column in inspector.get_columns(name)}

@@ -1,10 +1,15 @@
-"""Tables: every game is a table on the server, with seats and a versioned event stream.
+"""Tables: every game is a table on the server, with seats, a clock and a versioned event log.
 
-A seat is "a person at this browser" or "the computer at level X" (part 2
-adds online seats with their own tokens). The browser that creates a table
-gets a secret token that holds its person seats; nobody can act for a seat
-they do not hold. One table's commands run one at a time under its lock;
-every change bumps the version and is broadcast with the whole public state.
+A seat is a person at the creating browser, the computer at a level, or an
+online player holding the seat with its own secret token (server/seats.py).
+Nobody can act for a seat they do not hold. One table's commands run one at
+a time under its lock; every change bumps the version, is written to the
+database with its event (an optimistic version check, server/store.py), and
+only then broadcast with the whole public state through the bus.
+
+Clocks run on the server (sternhalma.clock, integer ms): a watcher per
+running table finds a flag even when nobody sends anything, and saves the
+clock every few seconds. While no server runs, no clock runs (docs/deploy.md).
 The computer thinks in a process pool and its move is shown after a short
 pause, so a person can follow it.
 """
@@ -12,64 +17,49 @@ pause, so a person can follow it.
 from __future__ import annotations
 
 import asyncio
-import hashlib
+import contextlib
 import hmac
 import logging
 import secrets
-from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from datetime import UTC, datetime
+from typing import Any
 
+from sternhalma.clock import Clock, TimeControl, TimeSource, monotonic_ms, parse_time_control
 from sternhalma.errors import SternhalmaError
-from sternhalma.game import Game
+from sternhalma.game import Game, GameError
 from sternhalma.notation import position_from_json, position_to_dict, position_to_json
 from sternhalma.players import LEVELS
 from sternhalma.position import Move
+from sternhalma.rating import is_rated
+from sternhalma.records import write_record
 from sternhalma.rules import find_variant
 from sternhalma.rules.base import Ruleset
 from sternhalma.rules.race import RaceRules
 from sternhalma.server import computer
+from sternhalma.server.bus import Bus, MemoryBus
 from sternhalma.server.protocol import TableError
-from sternhalma.server.store import Store, StoredTable
+from sternhalma.server.seats import Seat, check_rated, parse_clock, parse_seats
+from sternhalma.server.store import (
+    Player,
+    RatedGame,
+    Store,
+    StoredClock,
+    StoredTable,
+    VersionConflict,
+    hash_secret,
+    new_secret,
+    wall_ms,
+)
 
 log = logging.getLogger(__name__)
 
 #: The level that answers "hint": the strongest the players offer.
 HINT_LEVEL = LEVELS[-1]
 
-
-@dataclass(frozen=True)
-class Seat:
-    kind: Literal["person", "computer"]
-    level: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "level": self.level}
-
-
-def parse_seats(rules: Ruleset, data: object) -> list[Seat]:
-    """The seats of a new table from the lobby's JSON; TableError says what is wrong."""
-    if not isinstance(data, list) or len(data) != rules.players:
-        raise TableError(
-            "seats", f"{rules.id} needs exactly {rules.players} seats ({', '.join(rules.seats)})"
-        )
-    seats = []
-    for colour, item in zip(rules.seats, data, strict=True):
-        kind = item.get("kind") if isinstance(item, dict) else None
-        if kind == "person":
-            seats.append(Seat("person"))
-        elif kind == "computer":
-            level = item.get("level", "easy") if isinstance(item, dict) else None
-            if level not in LEVELS:
-                raise TableError(
-                    "level",
-                    f"{colour}: unknown computer level {level!r}; known: {', '.join(LEVELS)}",
-                )
-            seats.append(Seat("computer", level))
-        else:
-            raise TableError("seats", f'{colour}: a seat is {{"kind": "person"}} or "computer"')
-    return seats
+# Kept for callers of part 1.
+hash_token = hash_secret
 
 
 def _moves_made(rules: Ruleset, value: object) -> tuple[int, ...] | None:
@@ -88,31 +78,30 @@ def _moves_made(rules: Ruleset, value: object) -> tuple[int, ...] | None:
     return tuple(value)
 
 
-def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
 @dataclass
 class Action:
-    """One entry of a table's history: a move or a resignation by a seat."""
+    """One entry of a table's history: a move, a resignation or a flag of a seat."""
 
     seat: int
     move: str | None = None
     resign: bool = False
+    flag: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return (
-            {"seat": self.seat, "resign": True}
-            if self.resign
-            else {"seat": self.seat, "move": self.move}
-        )
+        if self.resign:
+            return {"seat": self.seat, "resign": True}
+        if self.flag:
+            return {"seat": self.seat, "flag": True}
+        return {"seat": self.seat, "move": self.move}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Action:
-        return cls(int(data["seat"]), data.get("move"), bool(data.get("resign", False)))
-
-
-Listener = Callable[[dict[str, Any]], None]
+        return cls(
+            int(data["seat"]),
+            data.get("move"),
+            bool(data.get("resign", False)),
+            bool(data.get("flag", False)),
+        )
 
 
 @dataclass
@@ -120,23 +109,40 @@ class Table:
     id: str
     rules: Ruleset
     seats: list[Seat]
+    #: SHA-256 of the creating browser's secret (it holds the person seats).
     token_hash: str
     seed: int
     start: str | None = None
     #: Own moves per seat before ``start`` (a game set up mid-way; the deadline counts them).
     moves_made: tuple[int, ...] | None = None
     deadline_rule: bool = True
+    rated: bool = False
+    control: TimeControl | None = None
+    #: The time source of the clock (milliseconds, monotonic).
+    now: TimeSource = monotonic_ms
     version: int = 0
     actions: list[Action] = field(default_factory=list)
     #: The seat the computer is thinking for, if any.
     thinking: int | None = None
-    #: Bumped by undo, resignation and every move: a computer move computed for an
+    #: Bumped by undo, resignation, flag and every move: a computer move computed for an
     #: older generation is dropped.
     generation: int = 0
     rematch: str | None = None
+    rematch_offers: set[int] = field(default_factory=set)
+    previous: str | None = None
+    #: Rating changes by seat once a rated game is over.
+    ratings: list[dict[str, Any]] | None = None
+    created: datetime = field(default_factory=lambda: datetime.now(UTC))
+    #: Seats with a connection here now, and how many others watch (not versioned).
+    present: list[int] = field(default_factory=list)
+    watchers: int = 0
     game: Game = field(init=False)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
-    listeners: dict[int, Listener] = field(default_factory=dict, repr=False)
+    #: Set when anything changes: the clock watcher looks again.
+    changed: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
+    #: Set when this copy is dropped from memory (the database has a newer one).
+    dropped: bool = False
+    watcher: asyncio.Task[None] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.game = self.new_game()
@@ -150,16 +156,47 @@ class Table:
         )
 
     # -- who may do what -----------------------------------------------------
+    @property
+    def online(self) -> bool:
+        return any(seat.kind == "online" for seat in self.seats)
+
+    @property
+    def status(self) -> str:
+        """``waiting`` (an online seat is free), ``playing`` or ``over``."""
+        if self.game.is_over:
+            return "over"
+        if not all(seat.taken for seat in self.seats):
+            return "waiting"
+        return "playing"
+
     def holds(self, token: str | None) -> bool:
-        """Whether ``token`` is this table's secret (it holds every person seat)."""
-        return token is not None and hmac.compare_digest(hash_token(token), self.token_hash)
+        """Whether ``token`` holds any seat here."""
+        return bool(self.seats_of(token))
+
+    def seats_of(self, token: str | None) -> list[int]:
+        """The seats ``token`` holds: every person seat for the creating browser's
+        secret, an online seat for that seat's token."""
+        if not token:
+            return []
+        hashed = hash_secret(token)
+        creator = hmac.compare_digest(hashed, self.token_hash)
+        return [
+            s
+            for s, seat in enumerate(self.seats)
+            if (seat.kind == "person" and creator)
+            or (
+                seat.kind == "online"
+                and seat.token_hash is not None
+                and hmac.compare_digest(hashed, seat.token_hash)
+            )
+        ]
 
     def person_seats(self) -> list[int]:
         return [s for s, seat in enumerate(self.seats) if seat.kind == "person"]
 
     @property
     def against_computer(self) -> bool:
-        """Undo and hints are offered only when the computer plays (PRODUCT.md)."""
+        """Undo and hints are offered only to people on one screen against the computer."""
         return any(seat.kind == "computer" for seat in self.seats) and bool(self.person_seats())
 
     def can_undo(self) -> bool:
@@ -185,22 +222,71 @@ class Table:
     def moves_played(self) -> list[str]:
         return [a.move for a in self.actions if a.move is not None]
 
+    def names(self) -> list[str]:
+        """Each seat's name for a game record: the nickname, "computer (easy)" or "person"."""
+        names = []
+        for seat in self.seats:
+            if seat.kind == "computer":
+                names.append(f"computer ({seat.level})")
+            elif seat.kind == "online":
+                names.append(seat.nickname or "free seat")
+            else:
+                names.append("person")
+        return names
+
+    # -- the clock -------------------------------------------------------------------
+    def start_clock(self, banks: list[int] | None = None) -> None:
+        """Attach the clock once the game starts (or resumes after a restart) and run it
+        for the seat to move."""
+        if self.control is None or self.game.clock is not None:
+            return
+        clock = Clock(self.control, self.rules.players, now=self.now, banks=banks)
+        self.game.clock = clock
+        if self.game.turn is not None and self.status == "playing":
+            clock.start(self.game.turn)
+
+    def clock_state(self) -> dict[str, Any] | None:
+        if self.control is None:
+            return None
+        clock = self.game.clock
+        remaining = (
+            [clock.remaining(s) for s in range(clock.seats)]
+            if clock is not None
+            else [self.control.bank_ms] * self.rules.players
+        )
+        return {
+            "control": str(self.control),
+            "remaining": remaining,
+            "running": clock.running if clock is not None else None,
+        }
+
+    def stored_clock(self) -> StoredClock | None:
+        state = self.clock_state()
+        if state is None:
+            return None
+        return StoredClock(state["control"], state["remaining"], state["running"], wall_ms())
+
     # -- the public state ----------------------------------------------------
     def state(self) -> dict[str, Any]:
         """Everything a viewer may see; sent with every event."""
         game = self.game
         position = game.position
         rules = self.rules
-        turn = None if game.is_over else game.turn
+        status = self.status
+        turn = game.turn if status == "playing" else None
         legal: list[list[str]] = []
-        if turn is not None and self.seats[turn].kind == "person" and self.thinking is None:
+        if (
+            turn is not None
+            and self.seats[turn].kind in ("person", "online")
+            and self.thinking is None
+        ):
             legal = [[rules.board.names[h] for h in move] for move in self._choices()]
         places = game.places
         seats = []
         for s, seat in enumerate(self.seats):
             entry: dict[str, Any] = {
                 "colour": rules.seats[s],
-                **seat.to_dict(),
+                **seat.public(),
                 "moves": game.moves_made(s),
                 "status": game.status(s),
                 "place": places.get(s),
@@ -222,18 +308,31 @@ class Table:
             "v": self.version,
             "variant": rules.id,
             "game": rules.game,
+            "status": status,
+            "online": self.online,
+            "rated": self.rated,
             "seats": seats,
             "position": position_to_dict(position),
             "turn": turn,
             "thinking": self.thinking,
             "legal": legal,
             "moves": moves,
+            "clock": self.clock_state(),
             "over": game.is_over,
             "result": self._result() if game.is_over else None,
+            "ratings": self.ratings,
             "can_undo": self.can_undo(),
             "can_hint": self.against_computer,
             "rematch": self.rematch,
+            "rematch_offers": sorted(self.rematch_offers),
+            "previous": self.previous,
+            "present": list(self.present),
+            "watchers": self.watchers,
         }
+
+    def message(self, event: dict[str, Any]) -> dict[str, Any]:
+        """The broadcast of ``event``: the version and the state after it."""
+        return {"type": "event", "v": self.version, "event": event, "state": self.state()}
 
     def _choices(self) -> list[Move]:
         """The moves offered to a person: one per resulting position (capture has many
@@ -251,11 +350,24 @@ class Table:
             "seat": result.seat,
         }
 
+    def rated_game(self) -> RatedGame | None:
+        """The finished game for the ratings, when this table is rated and not yet rated."""
+        if not self.rated or not self.game.is_over or self.ratings is not None:
+            return None
+        computers = sum(1 for seat in self.seats if seat.kind == "computer")
+        if not is_rated(self.rules, rated_table=True, computer_seats=computers):
+            return None
+        players = tuple(seat.player for seat in self.seats if seat.player is not None)
+        result = self.game.result
+        if len(players) != len(self.seats) or result is None:
+            return None
+        return RatedGame(self.rules.id, players, result.places)
+
     def stored(self) -> StoredTable:
         return StoredTable(
             id=self.id,
             variant=self.rules.id,
-            seats=[seat.to_dict() for seat in self.seats],
+            seats=[seat.stored() for seat in self.seats],
             start=self.start,
             moves_made=list(self.moves_made) if self.moves_made is not None else None,
             deadline_rule=self.deadline_rule,
@@ -263,21 +375,26 @@ class Table:
             seed=self.seed,
             actions=[a.to_dict() for a in self.actions],
             version=self.version,
-            over=self.game.is_over,
+            status=self.status,
+            rated=self.rated,
+            clock=self.stored_clock(),
+            result=self._result() if self.game.is_over else None,
+            rematch=self.rematch,
+            rematch_offers=sorted(self.rematch_offers),
+            previous=self.previous,
+        )
+
+    def record(self) -> str:
+        """The game record (docs/records.md) with the players' names."""
+        return write_record(
+            self.game,
+            players=self.names(),
+            date=self.created.date(),
+            time_control=self.control,
+            extra={"Table": self.id, "Rated": "yes" if self.rated else "no"},
         )
 
     # -- changes ---------------------------------------------------------------
-    def publish(self, event: dict[str, Any]) -> None:
-        """Bump the version and send the event with the new state to every viewer."""
-        self.version += 1
-        self.broadcast(event)
-
-    def broadcast(self, event: dict[str, Any]) -> None:
-        """Send ``event`` with the current state (and version) to every viewer."""
-        message = {"type": "event", "v": self.version, "event": event, "state": self.state()}
-        for listener in list(self.listeners.values()):
-            listener(message)
-
     def play(self, seat: int, move: Move) -> dict[str, Any]:
         """Play a checked move for ``seat``; the event that tells viewers about it."""
         rules = self.rules
@@ -297,12 +414,16 @@ class Table:
         return event
 
     def replay(self, actions: list[Action]) -> None:
-        """Rebuild the game from stored actions (checked by the referee again)."""
+        """Rebuild the game from stored actions (checked by the referee again); the
+        clock is attached afterwards, so replaying charges nobody's time."""
         self.game = self.new_game()
         self.actions = []
         for action in actions:
             if action.resign:
                 self.game.resign(action.seat)
+                self.actions.append(action)
+            elif action.flag:
+                self.game.flag(action.seat)
                 self.actions.append(action)
             elif action.move is not None:
                 self.play(action.seat, self.rules.parse_path(action.move))
@@ -318,17 +439,55 @@ class Table:
         return position_to_dict(game.position)
 
 
-class Tables:
-    """Every table of this server process: creation, loading, commands, the computer."""
+def summary(stored: StoredTable) -> dict[str, Any]:
+    """An open table as the lobby lists it (from the database, without replaying)."""
+    rules = find_variant(stored.variant)
+    return {
+        "id": stored.id,
+        "variant": stored.variant,
+        "game": rules.game,
+        "seats": [
+            {
+                "colour": colour,
+                "kind": seat.get("kind"),
+                "level": seat.get("level"),
+                "nickname": seat.get("nickname"),
+                "taken": seat.get("kind") != "online" or bool(seat.get("token_hash")),
+            }
+            for colour, seat in zip(rules.seats, stored.seats, strict=False)
+        ],
+        "clock": stored.clock.control if stored.clock is not None else None,
+        "rated": stored.rated,
+    }
 
-    def __init__(self, store: Store, pool: Executor, *, pause: float = 0.6) -> None:
+
+class Tables:
+    """Every table of this server process: creation, loading, commands, clocks, the computer."""
+
+    def __init__(
+        self,
+        store: Store,
+        pool: Executor,
+        *,
+        pause: float = 0.6,
+        bus: Bus | None = None,
+        now: TimeSource = monotonic_ms,
+        checkpoint: float = 10.0,
+    ) -> None:
         self.store = store
         self.pool = pool
         #: Seconds between the turn passing to the computer and its move being shown.
         self.pause = pause
+        self.bus: Bus = bus or MemoryBus()
+        self.now = now
+        #: Seconds between two saves of a running clock.
+        self.checkpoint = checkpoint
         self.tables: dict[str, Table] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        #: Connections here per table: connection key -> the seats it holds.
+        self._viewers: dict[str, dict[int, list[int]]] = {}
 
+    # -- creating and loading ------------------------------------------------------
     async def create(
         self,
         variant: str,
@@ -337,15 +496,24 @@ class Tables:
         start: str | None = None,
         moves_made: object = None,
         deadline_rule: bool = True,
+        clock: object = None,
+        rated: bool = False,
+        sit: int | None = None,
+        nickname: str | None = None,
+        identity: str | None = None,
         token: str | None = None,
-    ) -> tuple[Table, str]:
-        """A new table and the token that holds its person seats.
+    ) -> tuple[Table, str, dict[str, Any] | None]:
+        """A new table, the token that holds the creator's seats, and (online tables)
+        the creator as a player: ``{"id", "nickname", "secret"}``.
 
         ``start`` (position JSON) and ``moves_made`` (own moves per seat so far)
-        set a game up mid-way, e.g. to practise an ending.
+        set a game up mid-way, e.g. to practise an ending. At an online table the
+        creator sits at seat ``sit`` (the first online seat by default).
         """
         rules = find_variant(variant)
         parsed = parse_seats(rules, seats)
+        control = parse_clock(clock)
+        check_rated(rules, parsed, rated)
         if start is not None:
             position = position_from_json(start)
             if position.rules is not rules:
@@ -354,21 +522,41 @@ class Tables:
                 )
             start = position_to_json(position)
         made = _moves_made(rules, moves_made)
-        token = token or secrets.token_urlsafe(24)
+        token = token or new_secret()
+        player: dict[str, Any] | None = None
+        online = [s for s, seat in enumerate(parsed) if seat.kind == "online"]
+        if online:
+            seat = online[0] if sit is None else sit
+            if seat not in online:
+                raise TableError("seat", f"seat {seat} is not an online seat of this table")
+            if nickname is None:
+                raise TableError("nickname", "type a nickname to sit down")
+            who, secret = await self.store.identify(nickname, identity)
+            parsed[seat] = Seat(
+                "online", player=who.id, nickname=who.nickname, token_hash=hash_secret(token)
+            )
+            player = _player(who, secret)
         table = Table(
             id=secrets.token_urlsafe(9),
             rules=rules,
             seats=parsed,
-            token_hash=hash_token(token),
+            token_hash=hash_secret(token),
             seed=secrets.randbits(31),
             start=start,
             moves_made=made,
             deadline_rule=deadline_rule,
+            rated=rated,
+            control=control,
+            now=self.now,
         )
+        await self._insert(table)
+        return table, token, player
+
+    async def _insert(self, table: Table) -> None:
+        table.start_clock()
+        await self.store.create(table.stored())
         self.tables[table.id] = table
-        await self.store.save(table.stored())
         self._after_change(table)
-        return table, token
 
     async def get(self, table_id: str) -> Table:
         """The table ``table_id``, from memory or rebuilt from the database."""
@@ -377,28 +565,83 @@ class Tables:
             return table
         stored = await self.store.load(table_id)
         if stored is None:
-            raise TableError("no-table", f"there is no table {table_id!r}")
+            raise TableError("no-table", f"there is no table {table_id[:40]!r}")
+        table = self.tables.get(table_id)  # loaded by another command meanwhile
+        if table is not None:
+            return table
+        table = self._rebuild(stored)
+        self.tables[table.id] = table
+        self._after_change(table)
+        return table
+
+    def _rebuild(self, stored: StoredTable) -> Table:
         rules = find_variant(stored.variant)
-        table = Table(
-            id=stored.id,
-            rules=rules,
-            seats=parse_seats(rules, stored.seats),
-            token_hash=stored.token_hash,
-            seed=stored.seed,
-            start=stored.start,
-            moves_made=_moves_made(rules, stored.moves_made),
-            deadline_rule=stored.deadline_rule,
-        )
         try:
+            table = Table(
+                id=stored.id,
+                rules=rules,
+                seats=[Seat.from_stored(seat) for seat in stored.seats],
+                token_hash=stored.token_hash,
+                seed=stored.seed,
+                start=stored.start,
+                moves_made=_moves_made(rules, stored.moves_made),
+                deadline_rule=stored.deadline_rule,
+                rated=stored.rated,
+                control=parse_time_control(stored.clock.control) if stored.clock else None,
+                now=self.now,
+                rematch=stored.rematch,
+                rematch_offers=set(stored.rematch_offers),
+                previous=stored.previous,
+                ratings=stored.ratings,
+            )
+            if stored.created_at is not None:
+                table.created = stored.created_at
             table.replay([Action.from_dict(a) for a in stored.actions])
+            # The clock resumes with the time each seat had when it was last saved:
+            # the time no server ran is charged to nobody (docs/deploy.md).
+            table.start_clock(stored.clock.banks if stored.clock else None)
         except SternhalmaError as error:
             raise TableError(
-                "broken-table", f"table {table_id} cannot be restored: {error}"
+                "broken-table", f"table {stored.id} cannot be restored: {error}"
             ) from None
         table.version = stored.version
-        self.tables.setdefault(table.id, table)
-        self._after_change(self.tables[table.id])
-        return self.tables[table.id]
+        return table
+
+    async def resume(self) -> None:
+        """At start: load the tables whose clocks run, so flags fall without a visitor."""
+        for table_id in await self.store.running_with_clock():
+            try:
+                await self.get(table_id)
+            except TableError:
+                log.exception("table %s could not be resumed", table_id)
+
+    async def open_tables(self) -> list[dict[str, Any]]:
+        return [summary(stored) for stored in await self.store.open_tables()]
+
+    # -- connections ---------------------------------------------------------------------
+    async def join(self, table: Table, key: int, seats: list[int]) -> None:
+        """A connection watches ``table`` holding ``seats`` (or moved to other seats)."""
+        self._viewers.setdefault(table.id, {})[key] = seats
+        await self._presence(table)
+
+    async def part(self, table: Table, key: int) -> None:
+        viewers = self._viewers.get(table.id, {})
+        viewers.pop(key, None)
+        if not viewers:
+            self._viewers.pop(table.id, None)
+        await self._presence(table)
+
+    async def _presence(self, table: Table) -> None:
+        viewers = self._viewers.get(table.id, {})
+        present = sorted({s for seats in viewers.values() for s in seats})
+        watchers = sum(1 for seats in viewers.values() if not seats)
+        if present == table.present and watchers == table.watchers:
+            return
+        table.present, table.watchers = present, watchers
+        await self.bus.publish(
+            table.id,
+            {"type": "presence", "v": table.version, "present": present, "watchers": watchers},
+        )
 
     # -- commands (each under the table's lock) ----------------------------------
     async def move(
@@ -411,29 +654,34 @@ class Tables:
         confirm: bool,
         version: int | None,
     ) -> dict[str, Any] | None:
-        """Play a person's move. Returns a "confirm" question instead when the move
-        would put the player out and was not confirmed."""
+        """Play a move for a seat the token holds. Returns a "confirm" question instead
+        when the move would put the player out and was not confirmed."""
         async with table.lock:
-            self._check_person_turn(table, token, seat)
+            self._check_turn(table, token, seat)
             if version is not None and version != table.version:
                 raise TableError("stale", "the game moved on; look at the board again")
+            await self._flag_if_out(table)
             rules = table.rules
             try:
                 move = rules.check_path(
                     table.game.position, [rules.board.index(name) for name in path]
                 )
             except KeyError as error:
-                raise TableError("hole", f"unknown hole {error.args[0]!r}") from None
+                raise TableError("hole", f"unknown hole {str(error.args[0])[:20]!r}") from None
             if not confirm and table.game.would_put_out(move):
                 return {"type": "confirm", "seat": seat, "path": list(path)}
-            event = table.play(seat, move)
-            await self._changed(table, event)
+            try:
+                event = table.play(seat, move)
+            except GameError:
+                await self._flag_if_out(table)
+                raise
+            await self._commit(table, event)
         return None
 
     async def undo(self, table: Table, token: str | None) -> None:
         """Take back the last person's move and the computer's answers to it."""
         async with table.lock:
-            self._check_holder(table, token)
+            self._check_creator(table, token)
             if not table.can_undo():
                 raise TableError("no-undo", "there is no move of yours to take back")
             undone = []
@@ -445,22 +693,21 @@ class Tables:
                     break
             table.generation += 1
             table.thinking = None
-            await self._changed(table, {"kind": "undo", "moves": undone})
+            await self._commit(table, {"kind": "undo", "moves": undone})
 
     async def resign(self, table: Table, token: str | None, seat: int | None) -> None:
         async with table.lock:
-            self._check_holder(table, token)
-            seat = self._acting_seat(table, seat)
+            seat = self._acting_seat(table, token, seat)
             table.game.resign(seat)
             table.actions.append(Action(seat, resign=True))
             table.generation += 1
             table.thinking = None
-            await self._changed(table, {"kind": "resign", "seat": seat})
+            await self._commit(table, {"kind": "resign", "seat": seat})
 
     async def hint(self, table: Table, token: str | None) -> dict[str, Any]:
         """The move the strongest level would play for the person to move (not broadcast)."""
         async with table.lock:
-            self._check_holder(table, token)
+            self._check_creator(table, token)
             if not table.against_computer:
                 raise TableError("no-hint", "hints are given only in games against the computer")
             turn = table.game.turn
@@ -472,102 +719,298 @@ class Tables:
         path = [table.rules.board.names[h] for h in table.rules.parse_path(text)]
         return {"type": "hint", "v": version, "seat": turn, "path": path}
 
-    async def rematch(self, table: Table, token: str | None) -> Table:
-        """A new table with the same variant and seats, announced to every viewer."""
+    async def sit(
+        self,
+        table: Table,
+        token: str | None,
+        seat: int,
+        nickname: str,
+        identity: str | None,
+    ) -> dict[str, Any]:
+        """Take a free online seat; the reply carries the seat's token and the player."""
         async with table.lock:
-            self._check_holder(table, token)
+            if table.status != "waiting":
+                raise TableError("not-waiting", "every seat is taken; you can watch the game")
+            if not 0 <= seat < len(table.seats) or table.seats[seat].kind != "online":
+                raise TableError("seat", f"seat {seat} is not an online seat of this table")
+            if table.seats[seat].taken:
+                raise TableError("seat-taken", "somebody sits there already; pick a free seat")
+            if table.seats_of(token):
+                raise TableError("seated", "you already sit at this table")
+            player, secret = await self.store.identify(nickname, identity)
+            if any(other.player == player.id for other in table.seats):
+                raise TableError("seated", "you already sit at this table (in another window?)")
+            seat_token = new_secret()
+            table.seats[seat] = Seat(
+                "online",
+                player=player.id,
+                nickname=player.nickname,
+                token_hash=hash_secret(seat_token),
+            )
+            await self._commit(table, {"kind": "sit", "seat": seat, "nickname": player.nickname})
+            if table.status == "playing":
+                table.start_clock()
+                await self._commit(table, {"kind": "start"})
+        return {
+            "type": "seated",
+            "seat": seat,
+            "token": seat_token,
+            "player": _player(player, secret),
+        }
+
+    async def leave(self, table: Table, token: str | None) -> None:
+        """Stand up from an online seat before the game starts."""
+        async with table.lock:
+            seats = [s for s in table.seats_of(token) if table.seats[s].kind == "online"]
+            if not seats:
+                raise TableError("not-your-seat", "you do not hold a seat at this table")
+            if table.status != "waiting":
+                raise TableError("started", "the game has started: resign instead")
+            for seat in seats:
+                table.seats[seat] = Seat("online")
+            await self._commit(table, {"kind": "leave", "seat": seats[0]})
+
+    async def rematch(self, table: Table, token: str | None) -> Table | None:
+        """A new table with the same variant, clock and people (online: seats rotate, once
+        every online player asked); None while others have not asked yet."""
+        async with table.lock:
+            seats = table.seats_of(token)
+            if not seats:
+                raise TableError("not-your-seat", "you do not hold a seat at this table")
             if table.rematch is not None:
                 return await self.get(table.rematch)
-            assert token is not None
-            new, _ = await self.create(
-                table.rules.id,
-                [seat.to_dict() for seat in table.seats],
-                start=table.start,
-                moves_made=table.moves_made,
-                deadline_rule=table.deadline_rule,
-                token=token,
-            )
+            if not table.game.is_over:
+                raise TableError("not-over", "a rematch is offered once the game is over")
+            if table.online:
+                table.rematch_offers |= set(seats)
+                wanted = {s for s, seat in enumerate(table.seats) if seat.kind == "online"}
+                if not wanted <= table.rematch_offers:
+                    await self._commit(table, {"kind": "rematch-offer", "seat": seats[0]})
+                    return None
+            new = self._rematch_of(table)
+            await self._insert(new)
             table.rematch = new.id
-            await self._changed(table, {"kind": "rematch", "table": new.id})
+            await self._commit(table, {"kind": "rematch", "table": new.id})
             return new
 
+    def _rematch_of(self, table: Table) -> Table:
+        """The rematch: online players move one seat on (white plays black next time in
+        a 2-player game); people on one screen keep their seats. Each keeps their token."""
+        seats = list(table.seats)
+        if table.online:
+            seats = seats[-1:] + seats[:-1]
+        return Table(
+            id=secrets.token_urlsafe(9),
+            rules=table.rules,
+            seats=seats,
+            token_hash=table.token_hash,
+            seed=secrets.randbits(31),
+            start=table.start,
+            moves_made=table.moves_made,
+            deadline_rule=table.deadline_rule,
+            rated=table.rated,
+            control=table.control,
+            now=self.now,
+            previous=table.id,
+        )
+
     # -- helpers -------------------------------------------------------------
-    def _check_holder(self, table: Table, token: str | None) -> None:
-        if not table.holds(token):
+    def _check_creator(self, table: Table, token: str | None) -> None:
+        if not table.person_seats() or not table.seats_of(token):
             raise TableError("not-your-seat", "you do not hold a seat at this table")
 
-    def _check_person_turn(self, table: Table, token: str | None, seat: int) -> None:
-        self._check_holder(table, token)
-        if not 0 <= seat < len(table.seats) or table.seats[seat].kind != "person":
-            raise TableError("not-your-seat", f"seat {seat} is not a person's seat at this table")
+    def _check_turn(self, table: Table, token: str | None, seat: int) -> None:
+        if seat not in table.seats_of(token):
+            raise TableError("not-your-seat", f"you do not hold seat {seat} at this table")
         if table.game.is_over:
             raise TableError("over", "the game is over")
+        if table.status == "waiting":
+            raise TableError("not-started", "the game starts when every seat is taken")
         if table.game.turn != seat:
             raise TableError("not-your-turn", f"it is not {table.rules.seats[seat]}'s turn")
 
-    def _acting_seat(self, table: Table, seat: int | None) -> int:
-        """The person seat a resignation is for: the one named, the one to move, or the only one."""
-        persons = table.person_seats()
+    def _acting_seat(self, table: Table, token: str | None, seat: int | None) -> int:
+        """The seat a resignation is for: the one named, the one to move, or the only one."""
+        held = table.seats_of(token)
+        if not held:
+            raise TableError("not-your-seat", "you do not hold a seat at this table")
+        if table.status == "waiting":
+            raise TableError("not-started", "the game has not started: stand up instead")
         if seat is None:
             turn = table.game.turn
-            if turn is not None and turn in persons:
+            if turn is not None and turn in held:
                 seat = turn
-            elif len(persons) == 1:
-                seat = persons[0]
+            elif len(held) == 1:
+                seat = held[0]
             else:
                 raise TableError("seat", "say which seat resigns")
-        if seat not in persons:
-            raise TableError("not-your-seat", f"seat {seat} is not a person's seat at this table")
+        if seat not in held:
+            raise TableError("not-your-seat", f"you do not hold seat {seat} at this table")
         return seat
 
-    async def _changed(self, table: Table, event: dict[str, Any]) -> None:
-        """Save, then tell every viewer (nothing announced is lost on a restart),
-        and let the computer move if it is its turn."""
+    async def _flag_if_out(self, table: Table) -> None:
+        """Record a flag the referee found (the seat to move is out of time)."""
+        game = table.game
+        if not game.is_over:
+            game.check_time()
+        result = game.result
+        if result is None or result.ending != "flag" or result.seat is None:
+            return
+        if any(a.flag for a in table.actions):
+            return
+        table.actions.append(Action(result.seat, flag=True))
+        table.generation += 1
+        table.thinking = None
+        await self._commit(table, {"kind": "flag", "seat": result.seat})
+        raise TableError("flag", f"{table.rules.seats[result.seat]}'s time ran out")
+
+    async def _commit(self, table: Table, event: dict[str, Any]) -> None:
+        """Save the change and its event under the next version, then tell every viewer
+        (nothing announced is ever lost on a restart), and let the computer or the clock
+        act. A failed save drops this copy: the next command reloads the database's."""
+        expected = table.version
         table.version += 1
-        await self.store.save(table.stored())
-        table.broadcast(event)
+        try:
+            changes = await self.store.commit(
+                table.stored(), event, expected=expected, rated=table.rated_game()
+            )
+        except VersionConflict:
+            await self._forget(table)
+            raise TableError("stale", "the game moved on; look at the board again") from None
+        except Exception:
+            log.exception("table %s could not be saved", table.id)
+            await self._forget(table)
+            raise TableError(
+                "unsaved", "the server could not save that; nothing changed, try again"
+            ) from None
+        if changes is not None:
+            table.ratings = changes
+        await self.bus.publish(table.id, table.message(event))
+        table.changed.set()
         self._after_change(table)
 
+    async def _forget(self, table: Table) -> None:
+        """Drop a copy that is ahead of (or behind) the database and show viewers the
+        database's state."""
+        table.dropped = True
+        table.changed.set()
+        if self.tables.get(table.id) is table:
+            del self.tables[table.id]
+        try:
+            fresh = await self.get(table.id)
+        except SternhalmaError:
+            return
+        await self.bus.publish(
+            table.id, {"type": "sync", "v": fresh.version, "state": fresh.state()}
+        )
+
+    def _spawn(self, coroutine: Any) -> asyncio.Task[None]:
+        task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
     def _after_change(self, table: Table) -> None:
+        """Start the clock's watcher and the computer's turn when they are due."""
+        if table.dropped:
+            return
+        running = table.game.clock is not None and table.status == "playing"
+        if running and (table.watcher is None or table.watcher.done()):
+            table.watcher = self._spawn(self._watch_clock(table))
         game = table.game
         turn = game.turn
-        if game.is_over or turn is None or table.thinking is not None:
+        if table.status != "playing" or turn is None or table.thinking is not None:
             return
         seat = table.seats[turn]
         if seat.kind != "computer" or seat.level is None:
             return
         table.thinking = turn
-        table.publish({"kind": "thinking", "seat": turn})
-        job = table.job(seat.level)
-        task = asyncio.get_running_loop().create_task(
-            self._computer_move(table, turn, job, table.generation)
-        )
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._spawn(self._computer_turn(table, turn, seat.level, table.generation))
 
-    async def _computer_move(
-        self, table: Table, seat: int, job: computer.Job, generation: int
-    ) -> None:
+    async def _computer_turn(self, table: Table, seat: int, level: str, generation: int) -> None:
         loop = asyncio.get_running_loop()
+        async with table.lock:
+            if table.generation != generation or table.game.turn != seat or table.dropped:
+                return
+            job = table.job(level)
+            try:
+                await self._commit(table, {"kind": "thinking", "seat": seat})
+            except TableError:
+                return
         started = loop.time()
         try:
             text = await loop.run_in_executor(self.pool, computer.choose, job)
         except Exception:
             log.exception("the computer failed to choose a move at table %s", table.id)
             async with table.lock:
-                if table.generation == generation:
+                if table.generation == generation and not table.dropped:
                     table.thinking = None
-                    table.publish({"kind": "error", "seat": seat, "code": "computer-failed"})
+                    with contextlib.suppress(TableError):
+                        await self._commit(
+                            table, {"kind": "error", "seat": seat, "code": "computer-failed"}
+                        )
             return
         await asyncio.sleep(max(0.0, self.pause - (loop.time() - started)))
         async with table.lock:
-            if table.generation != generation or table.game.turn != seat:
+            if table.generation != generation or table.game.turn != seat or table.dropped:
                 return
             table.thinking = None
-            event = table.play(seat, table.rules.parse_move(table.game.position, text))
-            await self._changed(table, event)
+            try:
+                await self._flag_if_out(table)
+                event = table.play(seat, table.rules.parse_move(table.game.position, text))
+                await self._commit(table, event)
+            except (TableError, GameError):
+                return
+
+    async def _watch_clock(self, table: Table) -> None:
+        """While the table's clock runs: flag the seat to move when its time is gone, and
+        save the clock every ``checkpoint`` seconds."""
+        saved = self.now()
+        while not table.dropped and table.status == "playing" and table.game.clock is not None:
+            clock = table.game.clock
+            turn = table.game.turn
+            if turn is None:
+                return
+            left = clock.remaining(turn)
+            due = max(0, self.checkpoint * 1000 - (self.now() - saved))
+            table.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(table.changed.wait(), (min(left, due) + 5) / 1000)
+                continue  # something changed: look again
+            async with table.lock:
+                if table.dropped or table.status != "playing":
+                    return
+                if table.game.check_time():
+                    with contextlib.suppress(TableError):
+                        await self._flag_if_out(table)
+                    return
+                if self.now() - saved >= self.checkpoint * 1000:
+                    saved = self.now()
+                    await self._save_clock(table)
+
+    async def _save_clock(self, table: Table) -> None:
+        clock = table.stored_clock()
+        if clock is None:
+            return
+        try:
+            await self.store.checkpoint(table.id, table.version, clock)
+        except Exception:
+            log.exception("the clock of table %s could not be saved", table.id)
+
+    def record(self, table: Table) -> str:
+        return table.record()
 
     async def close(self) -> None:
+        """Stop: every running clock is saved as it is now and so paused until the next
+        start (docs/deploy.md "Time while the server is down")."""
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        for table in list(self.tables.values()):
+            if table.status == "playing" and table.game.clock is not None:
+                await self._save_clock(table)
+
+
+def _player(player: Player, secret: str) -> dict[str, Any]:
+    """The identity a browser keeps: public id, nickname and the secret that proves it."""
+    return {"id": player.id, "nickname": player.nickname, "secret": secret}

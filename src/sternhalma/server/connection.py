@@ -1,0 +1,211 @@
+"""One browser's websocket on one table: checked input, a rate limit, ordered output.
+
+Every message is checked before it reaches the table (size, JSON, shape:
+server/protocol.py); a bad one gets an error reply and the connection and
+the game go on. A connection that sends faster than a person plays is slowed
+down (each message over the limit waits) and, if it keeps on, closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import WebSocket, WebSocketDisconnect
+
+from sternhalma.errors import SternhalmaError
+from sternhalma.server.protocol import (
+    PROTOCOL_VERSION,
+    Hello,
+    Leave,
+    Look,
+    MoveCommand,
+    Ping,
+    ProtocolError,
+    Rematch,
+    SeatCommand,
+    Sit,
+    TableError,
+    decode,
+    error_message,
+    parse_command,
+)
+from sternhalma.server.tables import Table, Tables
+
+#: Close codes (4000-4999 are the application's own).
+CLOSE_FLOOD = 1008
+CLOSE_NO_TABLE = 4404
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How fast one connection may send: a bucket of ``burst`` messages refilled at
+    ``rate`` per second; over it each message waits ``pause`` seconds, and after
+    ``strikes`` such messages the connection is closed."""
+
+    rate: float = 10.0
+    burst: float = 40.0
+    pause: float = 0.25
+    strikes: int = 40
+
+
+class RateLimit:
+    """A token bucket on the loop's clock."""
+
+    def __init__(self, limits: Limits, clock: Callable[[], float]) -> None:
+        self.limits = limits
+        self.clock = clock
+        self.tokens = limits.burst
+        self.at = clock()
+        self.strikes = 0
+
+    def take(self) -> bool:
+        """Whether one more message is within the limit now."""
+        now = self.clock()
+        self.tokens = min(self.limits.burst, self.tokens + (now - self.at) * self.limits.rate)
+        self.at = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        self.strikes += 1
+        return False
+
+
+class Connection:
+    """One browser's websocket on one table."""
+
+    def __init__(self, websocket: WebSocket, tables: Tables, table_id: str, limits: Limits) -> None:
+        self.websocket = websocket
+        self.tables = tables
+        self.table_id = table_id
+        self.token: str | None = None
+        self.outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.limit = RateLimit(limits, asyncio.get_running_loop().time)
+
+    async def run(self) -> None:
+        try:
+            await self.tables.get(self.table_id)
+        except TableError as error:
+            await self.websocket.send_json(error_message(error))
+            await self.websocket.close(code=CLOSE_NO_TABLE)
+            return
+        sender = asyncio.create_task(self._send_loop())
+        unsubscribe = self.tables.bus.subscribe(self.table_id, self.outbox.put_nowait)
+        key = id(self)
+        try:
+            while True:
+                message = await self.websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                if not self.limit.take():
+                    if self.limit.strikes > self.limit.limits.strikes:
+                        await self._flush()
+                        await self.websocket.close(code=CLOSE_FLOOD, reason="too many messages")
+                        break
+                    self.outbox.put_nowait(
+                        {
+                            "type": "error",
+                            "code": "flood",
+                            "message": "too many messages; slow down",
+                        }
+                    )
+                    await asyncio.sleep(self.limit.limits.pause)
+                    continue
+                await self._handle(message.get("text", message.get("bytes")))
+        except WebSocketDisconnect:
+            pass
+        finally:
+            unsubscribe()
+            with contextlib.suppress(Exception):
+                await self.tables.part(await self.tables.get(self.table_id), key)
+            sender.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await sender
+
+    async def _flush(self) -> None:
+        """Send what is queued before closing."""
+        while not self.outbox.empty():
+            with contextlib.suppress(Exception):
+                await self.websocket.send_json(self.outbox.get_nowait())
+
+    async def _send_loop(self) -> None:
+        while True:
+            message = await self.outbox.get()
+            await self.websocket.send_json(message)
+
+    async def _handle(self, text: str | bytes | None) -> None:
+        try:
+            await self._command(decode(text))
+        except SternhalmaError as error:
+            reply = error_message(error)
+            with contextlib.suppress(SternhalmaError):
+                reply["state"] = (await self.tables.get(self.table_id)).state()
+            self.outbox.put_nowait(reply)
+
+    async def _command(self, data: object) -> None:
+        command = parse_command(data)
+        tables = self.tables
+        table = await tables.get(self.table_id)
+        if isinstance(command, Hello):
+            self.token = command.token
+            await self._welcome(table, command.since)
+        elif isinstance(command, MoveCommand):
+            question = await tables.move(
+                table,
+                self.token,
+                command.seat,
+                command.path,
+                confirm=command.confirm,
+                version=command.version,
+            )
+            if question is not None:
+                self.outbox.put_nowait(question)
+        elif isinstance(command, SeatCommand):
+            if command.kind == "undo":
+                await tables.undo(table, self.token)
+            elif command.kind == "resign":
+                await tables.resign(table, self.token, command.seat)
+            else:
+                self.outbox.put_nowait(await tables.hint(table, self.token))
+        elif isinstance(command, Rematch):
+            await tables.rematch(table, self.token)
+        elif isinstance(command, Look):
+            self.outbox.put_nowait(
+                {"type": "look", "ply": command.ply, "position": table.position_after(command.ply)}
+            )
+        elif isinstance(command, Sit):
+            reply = await tables.sit(
+                table, self.token, command.seat, command.nickname, command.identity
+            )
+            self.token = reply["token"]
+            self.outbox.put_nowait(reply)
+            await tables.join(table, id(self), table.seats_of(self.token))
+        elif isinstance(command, Leave):
+            await tables.leave(table, self.token)
+            await tables.join(table, id(self), [])
+        elif isinstance(command, Ping):
+            self.outbox.put_nowait({"type": "pong", "v": table.version})
+        else:  # pragma: no cover - parse_command returns only the commands above
+            raise ProtocolError("unknown command")
+
+    async def _welcome(self, table: Table, since: int | None) -> None:
+        """The answer to hello: the seats this token holds, the events missed since
+        ``since`` (when the log has them all) and the whole state."""
+        seats = table.seats_of(self.token)
+        missed = None
+        if since is not None and since <= table.version:
+            missed = await self.tables.store.events_since(table.id, since)
+        self.outbox.put_nowait(
+            {
+                "type": "welcome",
+                "protocol": PROTOCOL_VERSION,
+                "v": table.version,
+                "seats": seats,
+                "missed": missed,
+                "state": table.state(),
+            }
+        )
+        await self.tables.join(table, id(self), seats)
