@@ -236,13 +236,14 @@ class Table:
 
     # -- the clock -------------------------------------------------------------------
     def start_clock(self, banks: list[int] | None = None) -> None:
-        """Attach the clock once the game starts (or resumes after a restart) and run it
-        for the seat to move."""
-        if self.control is None or self.game.clock is not None:
+        """Attach the clock (with ``banks`` when resuming after a restart) and run it for
+        the seat to move once the game is being played."""
+        if self.control is None:
             return
-        clock = Clock(self.control, self.rules.players, now=self.now, banks=banks)
-        self.game.clock = clock
-        if self.game.turn is not None and self.status == "playing":
+        if self.game.clock is None:
+            self.game.clock = Clock(self.control, self.rules.players, now=self.now, banks=banks)
+        clock = self.game.clock
+        if clock.running is None and self.game.turn is not None and self.status == "playing":
             clock.start(self.game.turn)
 
     def clock_state(self) -> dict[str, Any] | None:
