@@ -6,6 +6,7 @@ as ``sternhalma match``; the figures are printed per scenario:
     .venv/bin/python bench/players.py                      # every scenario, 100 games each
     .venv/bin/python bench/players.py hard-medium-2 --games 20 --budget 0.3 --jobs 2
     .venv/bin/python bench/players.py hard-medium-2 --set duel=solo --set breadth=8
+    .venv/bin/python bench/players.py think --positions 10  # Hard's time a move, every variant
 
 ``--budget`` is Hard's think budget (seconds a move; its default is 1 s);
 ``--nodes`` fixes Hard's node allowance instead (reproducible on any
@@ -55,18 +56,23 @@ SCENARIOS: dict[str, Scenario] = {
 
 
 def settings_from(pairs: list[str]) -> HardSettings | None:
-    """HardSettings with ``key=value`` changes (ints stay ints)."""
+    """HardSettings with ``key=value`` changes; ``weights.rows=10`` changes a race weight."""
     if not pairs:
         return None
-    fields = {f.name: f for f in dataclasses.fields(HardSettings)}
-    changes: dict[str, object] = {}
+    settings = HardSettings()
     for pair in pairs:
         key, _, value = pair.partition("=")
-        if key not in fields:
-            raise SystemExit(f"unknown setting {key!r}; settings: {', '.join(fields)}")
-        default = getattr(HardSettings(), key)
-        changes[key] = type(default)(value)
-    return dataclasses.replace(HardSettings(), **changes)  # type: ignore[arg-type]
+        target, _, field = key.rpartition(".")
+        holder = settings.weights if target == "weights" else settings
+        names = [f.name for f in dataclasses.fields(holder)]
+        if target not in ("", "weights") or field not in names:
+            raise SystemExit(f"unknown setting {key!r}; settings: {', '.join(names)}")
+        changed = dataclasses.replace(holder, **{field: type(getattr(holder, field))(value)})
+        if target == "weights":
+            settings = dataclasses.replace(settings, weights=changed)
+        else:
+            settings = changed
+    return settings
 
 
 def run(name: str, args: argparse.Namespace) -> None:
@@ -138,18 +144,53 @@ def run(name: str, args: argparse.Namespace) -> None:
         )
 
 
+def think(args: argparse.Namespace) -> None:
+    """Hard's think time at its default budget on seeded mid-game positions of every variant."""
+    from sternhalma.benchmark import sample_positions
+    from sternhalma.game import Game
+    from sternhalma.players.hard import HardPlayer
+    from sternhalma.rules import VARIANTS
+
+    print(f"== think: Hard's time a move, budget {args.budget or 1:g} s, seeded mid-game positions")
+    every: list[float] = []
+    for variant, rules in VARIANTS.items():
+        times = []
+        depths = []
+        for start in sample_positions(rules, args.positions, seed=args.seed):
+            game = Game(rules, start=start)
+            if game.is_over:
+                continue
+            player = HardPlayer(args.seed)
+            began = time.perf_counter()
+            player.choose(game, args.budget)
+            times.append(time.perf_counter() - began)
+            if player.last is not None:
+                depths.append(player.last.depth)
+        every.extend(times)
+        print(
+            f"   {variant:20} median {statistics.median(times):.3f} s, max {max(times):.3f} s, "
+            f"depth mean {statistics.fmean(depths) if depths else 0:.1f} ({len(times)} positions)",
+            flush=True,
+        )
+    print(f"   all: median {statistics.median(every):.3f} s, max {max(every):.3f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("scenarios", nargs="*", choices=[*SCENARIOS, []], default=[])
+    parser.add_argument("scenarios", nargs="*", choices=[*SCENARIOS, "think", []], default=[])
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--budget", type=float, default=None)
     parser.add_argument("--nodes", type=int, default=None)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--positions", type=int, default=10, help="Positions a variant (think).")
     args = parser.parse_args()
-    for name in args.scenarios or SCENARIOS:
-        run(name, args)
+    for name in args.scenarios or [*SCENARIOS, "think"]:
+        if name == "think":
+            think(args)
+        else:
+            run(name, args)
 
 
 if __name__ == "__main__":

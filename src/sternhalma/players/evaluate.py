@@ -4,9 +4,14 @@ A race position is judged by a per-seat *cost* of every hole, summed over the
 seat's marbles. The cost is built from the progress rows (rows.py) and
 grows faster than the rows themselves, so a marble left behind costs more
 than the same distance spread over the others (RULES.md's "leave no marble
-behind"). Because the cost is a sum over marbles, a move changes it by
-``cost[end] - cost[start]``: search keeps the sums up to date without
-looking at the whole board.
+behind"). On top, a *group* term keeps the army together: the further a
+marble runs ahead of the others, the fewer rungs it leaves for their jump
+ladders, and the last marble ends up walking alone.
+
+Both parts are sums over marbles (the group term needs the sum of the rows
+still to go and is then a formula of it), so a move changes them by two
+table look-ups each: search keeps them up to date without looking at the
+whole board.
 """
 
 from __future__ import annotations
@@ -32,9 +37,48 @@ class RaceWeights:
     straggler: int = 24
     #: Per hole off the line from the home tip to the goal tip: keeps the army together.
     centre: int = 2
+    #: The group term: with ``straggler`` equal, the straggler push becomes the variance
+    #: of the rows still to go (a marble far ahead costs as much as one far behind).
+    group: int = 24
 
 
 DEFAULT_WEIGHTS = RaceWeights()
+
+
+@dataclass(frozen=True)
+class RaceEvaluation:
+    """Everything the search needs to judge one seat: tables and the formula."""
+
+    #: cost[seat][hole], see race_costs.
+    costs: tuple[tuple[int, ...], ...]
+    #: to_go[seat][hole]: rows still to go to the seat's goal tip (0 at the tip).
+    to_go: tuple[tuple[int, ...], ...]
+    #: Per seat: the number of marbles times the goal tip's row (the group term's divisor).
+    divisor: tuple[int, ...]
+    group: int
+
+    def value(self, seat: int, cost: int, to_go: int) -> int:
+        """What ``seat`` still has to do (lower is better) from its two sums."""
+        return cost - self.group * to_go * to_go // self.divisor[seat]
+
+    def sums(self, seat: int, marbles: int) -> tuple[int, int]:
+        """(cost, rows to go) summed over the seat's marbles."""
+        costs, to_go = self.costs[seat], self.to_go[seat]
+        holes = list(bits(marbles))
+        return sum(costs[h] for h in holes), sum(to_go[h] for h in holes)
+
+
+@cache
+def race_evaluation(rules: RaceRules, weights: RaceWeights = DEFAULT_WEIGHTS) -> RaceEvaluation:
+    """The evaluation of ``rules`` with ``weights`` (built once per ruleset and weights)."""
+    rows = row_table(rules)
+    tips = [max(rows[seat][hole] for hole in bits(goal)) for seat, goal in enumerate(rules.goals)]
+    return RaceEvaluation(
+        costs=race_costs(rules, weights),
+        to_go=tuple(tuple(max(tip - row, 0) for row in rows[s]) for s, tip in enumerate(tips)),
+        divisor=tuple(rules.marbles_per_seat * tip for tip in tips),
+        group=weights.group,
+    )
 
 
 @cache
@@ -77,8 +121,3 @@ def _distances_to_line(
     dx, dy = b[0] - a[0], b[1] - a[1]
     length = math.hypot(dx, dy)
     return [abs(dx * (y - a[1]) - dy * (x - a[0])) / length for x, y in points]
-
-
-def race_cost(costs: tuple[int, ...], marbles: int) -> int:
-    """The summed cost of one seat's marbles."""
-    return sum(costs[hole] for hole in bits(marbles))

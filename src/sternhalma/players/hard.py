@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from sternhalma.boards.base import bits
 from sternhalma.players.base import DEADLINE_MARGIN, Player
 from sternhalma.players.capture import CaptureSearch
+from sternhalma.players.evaluate import DEFAULT_WEIGHTS, RaceWeights
 from sternhalma.players.race import RaceSearch
 from sternhalma.players.search import Limits
 from sternhalma.position import Move
@@ -50,6 +51,8 @@ class HardSettings:
     multi: str = "brs"
     #: Chains kept at inner nodes (capture).
     capture_breadth: int = 8
+    #: The race evaluation's weights.
+    weights: RaceWeights = DEFAULT_WEIGHTS
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,7 @@ class HardPlayer(Player):
                 reply_breadth=settings.reply_breadth,
                 duel=settings.duel,
                 multi=settings.multi,
+                weights=settings.weights,
             )
         else:
             search = CaptureSearch(

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from functools import cache
 
 from sternhalma.boards.base import bits
-from sternhalma.players.evaluate import race_cost, race_costs
+from sternhalma.players.evaluate import DEFAULT_WEIGHTS, RaceWeights, race_evaluation
 from sternhalma.players.rows import row_table
 from sternhalma.players.search import Limits, OutOfTime
 from sternhalma.position import Move, Position
@@ -68,6 +68,7 @@ class RaceSearch:
         max_depth: int = 16,
         duel: str = "alphabeta",
         multi: str = "brs",
+        weights: RaceWeights = DEFAULT_WEIGHTS,
     ) -> None:
         self.rules = rules
         self.me = seat
@@ -78,7 +79,9 @@ class RaceSearch:
         self.max_depth = max_depth
         self.duel = duel
         self.multi = multi
-        self.costs = race_costs(rules)
+        self.evaluation = race_evaluation(rules, weights)
+        self.costs = self.evaluation.costs
+        self.to_go = self.evaluation.to_go
         self.goals = rules.goals
         self.may_end = rules.may_end
         self.everywhere = rules.board.all
@@ -101,7 +104,8 @@ class RaceSearch:
             self.mode, search = "brs", self._brs_root
         else:
             self.mode, search = "solo", self._solo_root
-        sums = tuple(race_cost(self.costs[s], marbles[s]) for s in range(len(marbles)))
+        # Per seat s: sums[2s] its cost, sums[2s + 1] its rows to go (evaluate.py).
+        sums = tuple(x for s in range(len(marbles)) for x in self.evaluation.sums(s, marbles[s]))
         cost = self.costs[self.me]
         by_key = {pack(cost[m[0]] - cost[m[-1]], m[0], m[-1]): m for m in options}
         # Stable sorts keep the caller's order (the seed's) among equal moves.
@@ -200,9 +204,26 @@ class RaceSearch:
         after = list(marbles)
         after[seat] ^= (1 << start) | (1 << end)
         new_sums = list(sums)
-        cost = self.costs[seat]
-        new_sums[seat] += cost[end] - cost[start]
+        cost, to_go = self.costs[seat], self.to_go[seat]
+        new_sums[2 * seat] += cost[end] - cost[start]
+        new_sums[2 * seat + 1] += to_go[end] - to_go[start]
         return tuple(after), tuple(new_sums)
+
+    def _value(self, seat: int, sums: tuple[int, ...]) -> int:
+        """What ``seat`` still has to do (lower is better)."""
+        return self.evaluation.value(seat, sums[2 * seat], sums[2 * seat + 1])
+
+    def _best_after(self, seat: int, sums: tuple[int, ...], moves: list[int]) -> int:
+        """The lowest value ``seat`` reaches with one of ``moves``."""
+        value = self.evaluation.value
+        cost, to_go = sums[2 * seat], sums[2 * seat + 1]
+        rows = self.to_go[seat]
+        best = WIN
+        for move in moves:
+            start, end = unpack(move)
+            gain = (move >> 18) - _BIAS
+            best = min(best, value(seat, cost - gain, to_go - rows[start] + rows[end]))
+        return best
 
     def _finishes(self, marbles: tuple[int, ...], seat: int, move: int) -> bool:
         """Whether ``move`` (already played in ``marbles``) finished ``seat``."""
@@ -223,11 +244,18 @@ class RaceSearch:
         return WIN - ply
 
     def _frontier(
-        self, marbles: tuple[int, ...], seat: int, moves: list[int], ply: int, value: int
+        self,
+        marbles: tuple[int, ...],
+        sums: tuple[int, ...],
+        seat: int,
+        moves: list[int],
+        ply: int,
+        others: int,
     ) -> int:
-        """The value one move from the horizon: ``value`` plus the best gain, or a finish.
+        """The value for ``seat`` one move from the horizon: ``others`` (what its rivals
+        still have to do) less its best value after a move, or a finish.
 
-        Only goal moves need a closer look; this saves a node for every leaf.
+        No node for every leaf: the sums give each move's value at once.
         """
         goal = self.goals[seat]
         for move in moves:
@@ -237,7 +265,7 @@ class RaceSearch:
                 after[seat] ^= (1 << start) | (1 << end)
                 if self._finishes(tuple(after), seat, move):
                     return self._finish_value(tuple(after), seat, ply)
-        return value + (max(moves) >> 18) - _BIAS
+        return others - self._best_after(seat, sums, moves)
 
     # -- solo: own moves only ----------------------------------------------------
     def _solo_root(
@@ -250,36 +278,32 @@ class RaceSearch:
             if self._finishes(after, me, move):
                 value = self._finish_value(after, me, 0)
             else:
-                value = self._solo(after, new_sums[me], depth - 1, 1)
+                value = self._solo(after, new_sums, depth - 1, 1)
             scored.append((value, move))
         return _ranked(scored)
 
-    def _solo(self, marbles: tuple[int, ...], total: int, depth: int, ply: int) -> int:
+    def _solo(self, marbles: tuple[int, ...], sums: tuple[int, ...], depth: int, ply: int) -> int:
         """The best value reachable in ``depth`` more own moves (higher is better)."""
         self.limits.tick()
-        if depth == 0:
-            return -total
         me = self.me
+        if depth == 0:
+            return -self._value(me, sums)
         key = (marbles[me], depth)
         known = self.tt.get(key)
         if known is not None:
             return known[1]
         moves = self._ordered(marbles, me, 0)
         if not moves:
-            return -total
+            return -self._value(me, sums)
         if depth == 1:
-            return self._frontier(marbles, me, moves, ply, -total)
+            return self._frontier(marbles, sums, me, moves, ply, 0)
         best = -WIN
         for move in moves:
-            start, end = unpack(move)
-            after = list(marbles)
-            after[me] ^= (1 << start) | (1 << end)
-            played = tuple(after)
+            played, new_sums = self._play(marbles, sums, me, move)
             if self._finishes(played, me, move):
                 value = self._finish_value(played, me, ply)
             else:
-                gain = (move >> 18) - _BIAS
-                value = self._solo(played, total - gain, depth - 1, ply + 1)
+                value = self._solo(played, new_sums, depth - 1, ply + 1)
             best = max(best, value)
         self.tt[key] = (depth, best, _EXACT, 0)
         return best
@@ -317,7 +341,7 @@ class RaceSearch:
         self.limits.tick()
         other = self.me if turn != self.me else self.rivals[0]
         if depth == 0:
-            return sums[other] - sums[turn]
+            return self._value(other, sums) - self._value(turn, sums)
         key = (marbles, turn)
         known = self.tt.get(key)
         first = 0
@@ -336,7 +360,7 @@ class RaceSearch:
         if not moves:  # a pass
             return -self._negamax(marbles, sums, other, depth - 1, -beta, -alpha, ply + 1)
         if depth == 1:
-            return self._frontier(marbles, turn, moves, ply, sums[other] - sums[turn])
+            return self._frontier(marbles, sums, turn, moves, ply, self._value(other, sums))
         start_alpha = alpha
         best = -WIN - 1
         best_move = 0
@@ -359,7 +383,7 @@ class RaceSearch:
     # -- three or more: best-reply search -----------------------------------------
     def _brs_value(self, sums: tuple[int, ...]) -> int:
         """Our lead over the rival nearest to finishing (higher is better for us)."""
-        return min(sums[s] for s in self.rivals) - sums[self.me]
+        return min(self._value(s, sums) for s in self.rivals) - self._value(self.me, sums)
 
     def _brs_root(
         self, marbles: tuple[int, ...], sums: tuple[int, ...], order: list[int], depth: int
