@@ -17,7 +17,36 @@ export async function createTable(body) {
   const data = await response.json();
   if (!response.ok) throw new Error(data.message || response.statusText);
   rememberToken(data.id, data.token);
+  if (data.player) rememberIdentity(data.player);
   return data;
+}
+
+/** Online tables waiting for players (the lobby's list). */
+export async function openTables() {
+  const response = await fetch("/api/tables");
+  return response.ok ? (await response.json()).tables : [];
+}
+
+/** Players by rating, per category. */
+export async function ratings() {
+  const response = await fetch("/api/ratings");
+  return response.ok ? (await response.json()).categories : [];
+}
+
+const IDENTITY = "sternhalma.identity";
+
+/** Who this browser is online: {id, nickname, secret} (the secret proves it; ratings follow it). */
+export function identity() {
+  try {
+    const value = JSON.parse(localStorage.getItem(IDENTITY));
+    return value && typeof value.secret === "string" ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+export function rememberIdentity(player) {
+  localStorage.setItem(IDENTITY, JSON.stringify({ id: player.id, nickname: player.nickname, secret: player.secret }));
 }
 
 const TOKENS = "sternhalma.tokens";

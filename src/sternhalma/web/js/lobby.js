@@ -1,12 +1,16 @@
-// The lobby: choose the game, the variant and who sits where; start; see the records.
+// The lobby: choose the game, the variant, where it is played (on this screen or online
+// by link), who sits where, the clock and rated or casual; start; see the records and the
+// online tables waiting for players.
 
-import { catalogue, createTable } from "./api.js";
+import { catalogue, createTable, identity, openTables } from "./api.js";
 import { swatch } from "./board.js";
 import { t, translate } from "./i18n.js";
 import { recordsFor } from "./records.js";
 import { colourName, variantName } from "./words.js";
 
 export const GAMES = ["chinese-checkers", "capture", "halma"];
+/** The clocks the lobby offers (minutes + seconds per move); "" is no clock. */
+export const CLOCKS = ["", "1+0", "3+2", "5+3", "10+5", "15+10", "30+20"];
 const CHOICES = "sternhalma.lobby";
 
 function saved() {
@@ -17,9 +21,20 @@ function saved() {
   }
 }
 
+function option(value, text) {
+  const node = document.createElement("option");
+  node.value = value;
+  node.textContent = text;
+  return node;
+}
+
+export function clockName(control) {
+  return control ? t("clock.control", { control }) : t("clock.none");
+}
+
 export async function showLobby(root, navigate) {
   const data = await catalogue();
-  const choice = { game: "chinese-checkers", variant: "classic-2", seats: {}, ...saved() };
+  const choice = { game: "chinese-checkers", variant: "classic-2", where: "here", seats: {}, clock: "5+3", rated: true, ...saved() };
   root.innerHTML = `
     <section class="lobby">
       <div class="intro">
@@ -35,14 +50,34 @@ export async function showLobby(root, navigate) {
         </fieldset>
         <label class="field"><span data-i18n="lobby.variant"></span>
           <select id="variant" name="variant"></select></label>
+        <fieldset class="games">
+          <legend data-i18n="lobby.where"></legend>
+          <label class="game-choice"><input type="radio" name="where" value="here"><span data-i18n="lobby.here"></span></label>
+          <label class="game-choice"><input type="radio" name="where" value="online"><span data-i18n="lobby.online"></span></label>
+        </fieldset>
         <fieldset class="seats">
           <legend data-i18n="lobby.seats"></legend>
-          <p class="hint" data-i18n="lobby.seatsHelp"></p>
+          <p class="hint" id="seats-help"></p>
           <div id="seat-list"></div>
         </fieldset>
+        <div id="online-options" class="online-options">
+          <label class="field"><span data-i18n="lobby.nickname"></span>
+            <input id="nickname" name="nickname" maxlength="24" autocomplete="nickname" required></label>
+          <label class="field"><span data-i18n="lobby.mySeat"></span>
+            <select id="my-seat" name="my-seat"></select></label>
+          <label class="field"><span data-i18n="lobby.clock"></span>
+            <select id="clock" name="clock"></select></label>
+          <label class="check"><input type="checkbox" id="rated" name="rated"> <span data-i18n="lobby.rated"></span></label>
+          <p class="hint" id="rated-note"></p>
+        </div>
         <p class="error" id="lobby-error" role="alert"></p>
         <button type="submit" class="primary" id="start" data-i18n="lobby.start"></button>
       </form>
+      <section class="card open-tables" aria-labelledby="open-title">
+        <h2 id="open-title" data-i18n="lobby.open"></h2>
+        <div id="open-list"></div>
+        <p><a href="/ratings" data-link data-i18n="nav.ratings"></a></p>
+      </section>
       <section class="card records" aria-labelledby="records-title">
         <h2 id="records-title" data-i18n="records.title"></h2>
         <p class="hint" data-i18n="records.help"></p>
@@ -57,29 +92,32 @@ export async function showLobby(root, navigate) {
       </section>
     </section>`;
   translate(root);
-  const form = root.querySelector("#new-game");
-  const variantSelect = root.querySelector("#variant");
+  const $ = (selector) => root.querySelector(selector);
+  const form = $("#new-game");
+  const variantSelect = $("#variant");
+  const me = identity();
+  $("#nickname").value = choice.nickname || (me ? me.nickname : "");
 
   const variantsOf = (game) => data.variants.filter((v) => v.game === game);
   const current = () => data.variants.find((v) => v.id === variantSelect.value);
+  const online = () => choice.where === "online";
 
   function fillVariants() {
     const list = variantsOf(choice.game);
-    variantSelect.replaceChildren(
-      ...list.map((v) => {
-        const option = document.createElement("option");
-        option.value = v.id;
-        option.textContent = variantName(v.id);
-        return option;
-      }),
-    );
+    variantSelect.replaceChildren(...list.map((v) => option(v.id, variantName(v.id))));
     variantSelect.value = list.some((v) => v.id === choice.variant) ? choice.variant : list[0].id;
+  }
+
+  function seatOptions() {
+    const computers = data.levels.map((l) => [`computer:${l}`, t("seat.computer", { level: t(`level.${l}`) })]);
+    return online() ? [["online", t("seat.online")], ...computers] : [["person", t("seat.person")], ...computers];
   }
 
   function fillSeats() {
     const variant = current();
-    const list = root.querySelector("#seat-list");
+    const list = $("#seat-list");
     list.replaceChildren();
+    const options = seatOptions();
     variant.seats.forEach((colour, i) => {
       const row = document.createElement("div");
       row.className = "seat-row";
@@ -91,36 +129,109 @@ export async function showLobby(root, navigate) {
       select.id = id;
       select.name = id;
       select.dataset.colour = colour;
-      const options = [["person", t("seat.person")], ...data.levels.map((l) => [`computer:${l}`, t("seat.computer", { level: t(`level.${l}`) })])];
-      for (const [value, text] of options) {
-        const option = document.createElement("option");
-        option.value = value;
-        option.textContent = text;
-        select.appendChild(option);
-      }
-      const remembered = choice.seats[`${variant.id}:${i}`];
-      select.value = remembered && options.some(([v]) => v === remembered) ? remembered : i === 0 ? "person" : `computer:${data.levels[0]}`;
+      for (const [value, text] of options) select.appendChild(option(value, text));
+      const key = `${choice.where}:${variant.id}:${i}`;
+      const remembered = choice.seats[key];
+      const first = online() ? "online" : "person";
+      select.value = remembered && options.some(([v]) => v === remembered) ? remembered : i === 0 || online() ? first : `computer:${data.levels[0]}`;
       select.addEventListener("change", () => {
-        choice.seats[`${variant.id}:${i}`] = select.value;
+        choice.seats[key] = select.value;
         save();
+        fillOnline();
       });
       row.append(label, select);
       list.appendChild(row);
     });
+    $("#seats-help").textContent = t(online() ? "lobby.seatsHelpOnline" : "lobby.seatsHelp");
+    fillOnline();
+  }
+
+  function seatValues() {
+    return [...root.querySelectorAll("#seat-list select")].map((s) => s.value);
+  }
+
+  function fillOnline() {
+    $("#online-options").hidden = !online();
+    if (!online()) return;
+    const variant = current();
+    const values = seatValues();
+    const mine = $("#my-seat");
+    const keep = mine.value;
+    mine.replaceChildren(
+      ...values.map((v, i) => [v, i]).filter(([v]) => v === "online").map(([, i]) => option(String(i), colourName(variant.seats[i]))),
+    );
+    if ([...mine.options].some((o) => o.value === keep)) mine.value = keep;
+    const clock = $("#clock");
+    if (!clock.options.length) for (const c of CLOCKS) clock.appendChild(option(c, clockName(c)));
+    else for (const o of clock.options) o.textContent = clockName(o.value);
+    clock.value = CLOCKS.includes(choice.clock) ? choice.clock : "5+3";
+    const rated = $("#rated");
+    const reason = variant.teams.length ? "lobby.unratedPairs" : values.some((v) => v !== "online") ? "lobby.unratedComputer" : null;
+    rated.disabled = reason !== null;
+    rated.checked = reason === null && choice.rated;
+    $("#rated-note").textContent = reason ? t(reason) : t("lobby.ratedHelp");
   }
 
   function fillRecords() {
     const rows = recordsFor(choice.game);
-    const box = root.querySelector("#records");
+    const box = $("#records");
     if (!rows.length) {
       box.innerHTML = `<p data-i18n="records.none"></p>`;
     } else {
       box.innerHTML = `<table>
         <thead><tr><th scope="col" data-i18n="records.players"></th><th scope="col" data-i18n="records.played"></th>
         <th scope="col" data-i18n="records.won"></th><th scope="col" data-i18n="records.fewest"></th></tr></thead>
-        <tbody>${rows.map((r) => `<tr data-players="${r.players}"><th scope="row">${r.players}</th><td class="played">${r.played}</td><td class="won">${r.won}</td><td class="fewest">${r.fewest ?? "–"}</td></tr>`).join("")}</tbody></table>`;
+        <tbody>${rows.map((r) => `<tr data-players="${Number(r.players)}"><th scope="row">${Number(r.players)}</th><td class="played">${Number(r.played)}</td><td class="won">${Number(r.won)}</td><td class="fewest">${r.fewest === null ? "–" : Number(r.fewest)}</td></tr>`).join("")}</tbody></table>`;
     }
     translate(box);
+  }
+
+  let open = [];
+  async function refreshOpen() {
+    try {
+      open = await openTables();
+    } catch {
+      open = [];
+    }
+    fillOpen();
+  }
+
+  function fillOpen() {
+    const box = $("#open-list");
+    box.replaceChildren();
+    if (!open.length) {
+      const p = document.createElement("p");
+      p.className = "hint";
+      p.textContent = t("lobby.noOpen");
+      box.appendChild(p);
+      return;
+    }
+    const list = document.createElement("ul");
+    list.className = "open-list";
+    for (const table of open) {
+      const li = document.createElement("li");
+      li.dataset.table = table.id;
+      const title = document.createElement("div");
+      title.className = "open-title";
+      title.textContent = `${t(`game.${table.game}`)} · ${variantName(table.variant)} · ${clockName(table.clock)} · ${t(table.rated ? "lobby.ratedShort" : "lobby.casualShort")}`;
+      const seats = document.createElement("div");
+      seats.className = "open-seats";
+      for (const seat of table.seats) {
+        const span = document.createElement("span");
+        span.className = "open-seat";
+        const who = seat.kind === "computer" ? t("player.computer", { level: t(`level.${seat.level}`) }) : seat.taken ? seat.nickname : t("seat.free");
+        span.append(swatch(seat.colour, 16), ` ${who}`);
+        seats.appendChild(span);
+      }
+      const join = document.createElement("a");
+      join.href = `/table/${encodeURIComponent(table.id)}`;
+      join.dataset.link = "";
+      join.className = "button";
+      join.textContent = t("lobby.join");
+      li.append(title, seats, join);
+      list.appendChild(li);
+    }
+    box.appendChild(list);
   }
 
   function save() {
@@ -129,37 +240,67 @@ export async function showLobby(root, navigate) {
   }
 
   function update() {
-    form.querySelector(`input[value="${choice.game}"]`).checked = true;
-    root.querySelector("#tagline").textContent = t(`tagline.${choice.game}`);
+    form.querySelector(`input[name="game"][value="${choice.game}"]`).checked = true;
+    form.querySelector(`input[name="where"][value="${choice.where}"]`).checked = true;
+    $("#tagline").textContent = t(`tagline.${choice.game}`);
     fillVariants();
     fillSeats();
     fillRecords();
+    fillOpen();
   }
 
   form.addEventListener("change", (event) => {
-    if (event.target.name === "game") {
-      choice.game = event.target.value;
+    const target = event.target;
+    if (target.name === "game") {
+      choice.game = target.value;
       update();
       save();
-    } else if (event.target === variantSelect) {
+    } else if (target.name === "where") {
+      choice.where = target.value;
       save();
       fillSeats();
+    } else if (target === variantSelect) {
+      save();
+      fillSeats();
+    } else if (target.id === "clock") {
+      choice.clock = target.value;
+      save();
+    } else if (target.id === "rated") {
+      choice.rated = target.checked;
+      save();
+    } else if (target.id === "nickname") {
+      choice.nickname = target.value.trim();
+      save();
     }
   });
 
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    const seats = [...root.querySelectorAll("#seat-list select")].map((s) =>
-      s.value === "person" ? { kind: "person" } : { kind: "computer", level: s.value.split(":")[1] },
+    const seats = seatValues().map((value) =>
+      value === "person" || value === "online" ? { kind: value } : { kind: "computer", level: value.split(":")[1] },
     );
+    const body = { variant: variantSelect.value, seats };
+    if (online()) {
+      const mine = $("#my-seat");
+      if (!mine.value) {
+        $("#lobby-error").textContent = t("lobby.needOnlineSeat");
+        return;
+      }
+      body.nickname = $("#nickname").value;
+      body.sit = Number(mine.value);
+      body.clock = $("#clock").value || null;
+      body.rated = $("#rated").checked;
+      const who = identity();
+      if (who) body.identity = who.secret;
+    }
     save();
-    const button = root.querySelector("#start");
+    const button = $("#start");
     button.disabled = true;
     try {
-      const table = await createTable({ variant: variantSelect.value, seats });
+      const table = await createTable(body);
       navigate(`/table/${table.id}`);
     } catch (error) {
-      root.querySelector("#lobby-error").textContent = t("error.start", { reason: error.message });
+      $("#lobby-error").textContent = t("error.start", { reason: error.message });
       button.disabled = false;
     }
   });
@@ -172,5 +313,10 @@ export async function showLobby(root, navigate) {
   };
   document.addEventListener("languagechange", relabel);
   update();
-  return () => document.removeEventListener("languagechange", relabel);
+  refreshOpen();
+  const timer = setInterval(refreshOpen, 5000);
+  return () => {
+    clearInterval(timer);
+    document.removeEventListener("languagechange", relabel);
+  };
 }

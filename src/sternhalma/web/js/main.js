@@ -3,6 +3,7 @@
 import { LANGUAGES, language, preferredLanguage, setLanguage } from "./i18n.js";
 import { showHowTo } from "./howto.js";
 import { showLobby } from "./lobby.js";
+import { showRatings } from "./ratings.js";
 import { showTable } from "./table.js";
 
 const app = document.getElementById("app");
@@ -14,9 +15,11 @@ async function route() {
   const path = location.pathname;
   const table = path.match(/^\/table\/([\w-]+)$/);
   const howto = path.match(/^\/how-to-play\/([\w-]+)$/);
-  document.body.dataset.view = table ? "table" : howto ? "howto" : "lobby";
+  const ratings = path === "/ratings";
+  document.body.dataset.view = table ? "table" : howto ? "howto" : ratings ? "ratings" : "lobby";
   if (table) leave = await showTable(app, table[1], navigate);
   else if (howto) leave = await showHowTo(app, howto[1]);
+  else if (ratings) leave = await showRatings(app);
   else leave = await showLobby(app, navigate);
   app.focus({ preventScroll: true });
 }

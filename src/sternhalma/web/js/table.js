@@ -2,12 +2,22 @@
 // resign, the end of the game and the rematch. The server is authoritative: this
 // page sends intentions and draws the state that comes back (docs/protocol.md).
 
-import { catalogue, rememberToken, tokenFor, TableSocket } from "./api.js";
+import { catalogue, identity, rememberIdentity, rememberToken, tokenFor, TableSocket } from "./api.js";
 import { Board, swatch } from "./board.js";
 import { ask, choose } from "./dialogs.js";
 import { has, place, t, translate } from "./i18n.js";
+import { clockName } from "./lobby.js";
 import { recordGame } from "./records.js";
 import { colourName, thingName, variantName } from "./words.js";
+
+/** "4:59", "0:09.4": a clock's time left (tenths in the last 10 seconds). */
+export function formatClock(ms) {
+  const left = Math.max(0, ms);
+  const minutes = Math.floor(left / 60000);
+  const seconds = Math.floor((left % 60000) / 1000);
+  const text = `${minutes}:${String(seconds).padStart(2, "0")}`;
+  return left < 10000 ? `${text}.${Math.floor((left % 1000) / 100)}` : text;
+}
 
 export async function showTable(root, id, navigate) {
   const data = await catalogue();
@@ -15,6 +25,7 @@ export async function showTable(root, id, navigate) {
     <section class="table-view">
       <div class="table-head">
         <h1 class="table-title" id="table-title"></h1>
+        <p id="table-info" class="hint table-info"></p>
         <p id="status" class="status" role="status" aria-live="polite"></p>
         <p id="notice" class="notice" role="alert"></p>
       </div>
@@ -23,6 +34,18 @@ export async function showTable(root, id, navigate) {
         <p class="keys hint" id="keys"></p>
       </div>
       <aside class="side">
+        <section id="waiting" class="waiting card" hidden aria-labelledby="waiting-title">
+          <h2 id="waiting-title" data-i18n="online.waiting"></h2>
+          <p class="hint" data-i18n="online.share"></p>
+          <div class="share">
+            <input id="share-link" readonly aria-labelledby="waiting-title">
+            <button type="button" id="copy-link" data-i18n="online.copy"></button>
+          </div>
+          <label class="field" id="sit-form"><span data-i18n="lobby.nickname"></span>
+            <input id="sit-nickname" maxlength="24" autocomplete="nickname"></label>
+          <button type="button" id="leave" data-i18n="online.leave"></button>
+        </section>
+        <p id="watching" class="watching" hidden></p>
         <ol id="players" class="players"></ol>
         <div class="actions">
           <button type="button" id="undo" data-i18n="action.undo"></button>
@@ -38,8 +61,14 @@ export async function showTable(root, id, navigate) {
           <p id="reason"></p>
           <ol id="places" class="places"></ol>
           <p id="record-note" class="hint"></p>
-          <button type="button" id="rematch" class="primary" data-i18n="action.rematch"></button>
-          <a href="/" data-link class="button" data-i18n="action.lobby"></a>
+          <ul id="rating-changes" class="rating-changes" hidden></ul>
+          <p id="rematch-note" class="hint"></p>
+          <div class="actions">
+            <button type="button" id="rematch" class="primary" data-i18n="action.rematch"></button>
+            <a id="rematch-link" class="button" hidden data-link data-i18n="online.watchRematch"></a>
+            <a id="download" class="button" download data-i18n="action.download"></a>
+            <a href="/" data-link class="button" data-i18n="action.lobby"></a>
+          </div>
         </section>
         <section class="moves" aria-labelledby="moves-title">
           <h2 id="moves-title" data-i18n="moves.title"></h2>
@@ -62,6 +91,7 @@ export async function showTable(root, id, navigate) {
   let pending = false;
   let hint = null;
   let connection = "open";
+  let receivedAt = performance.now();
   const inbox = [];
   let working = false;
 
@@ -89,17 +119,38 @@ export async function showTable(root, id, navigate) {
 
   async function handle(message) {
     switch (message.type) {
-      case "welcome":
+      case "welcome": {
         mySeats = message.seats;
+        const away = state && message.missed ? message.missed.filter((e) => e.event.kind === "move" && e.v > state.v).length : 0;
+        setState(message.state);
+        if (away) notice(t("online.missed", { n: away }));
+        break;
+      }
+      case "sync":
         setState(message.state);
         break;
+      case "presence":
+        if (state) {
+          state.present = message.present;
+          state.watchers = message.watchers;
+          renderSide();
+        }
+        break;
+      case "seated":
+        rememberToken(id, message.token);
+        rememberIdentity(message.player);
+        mySeats = [message.seat];
+        notice("");
+        if (state) renderSide();
+        break;
       case "event": {
+        if (state && message.v <= state.v) break; // already seen (a reconnect's overlap)
         const event = message.event;
         if (event.kind === "move" && state && board && viewing === null) {
           clearSelection();
           await board.animate(event.path, event.removed || []);
         }
-        if (event.kind === "rematch" && tokenFor(id)) {
+        if (event.kind === "rematch" && mySeats.length && tokenFor(id)) {
           rememberToken(event.table, tokenFor(id));
           setState(message.state);
           navigate(`/table/${event.table}`);
@@ -145,6 +196,7 @@ export async function showTable(root, id, navigate) {
   function setState(next) {
     const first = !state;
     state = next;
+    receivedAt = performance.now();
     pending = false;
     hint = null;
     if (first) {
@@ -167,7 +219,7 @@ export async function showTable(root, id, navigate) {
   }
 
   function isMine(seat) {
-    return seat !== null && seat !== undefined && mySeats.includes(seat) && state.seats[seat].kind === "person";
+    return seat !== null && seat !== undefined && mySeats.includes(seat) && state.seats[seat].kind !== "computer";
   }
 
   function controllable() {
@@ -323,21 +375,76 @@ export async function showTable(root, id, navigate) {
     if (connection === "closed") text = t("status.reconnecting");
     else if (viewing !== null) text = t("status.viewing", { n: viewing });
     else if (state.over) text = t("status.over");
+    else if (state.status === "waiting") text = t("status.waitingPlayers");
     else if (state.thinking !== null) text = t("status.thinking", { colour: colourName(state.seats[state.thinking].colour) });
     else if (pending) text = t("status.sending");
     else if (turn !== null && isMine(turn)) {
       const people = state.seats.filter((s) => s.kind === "person").length;
       if (selected) text = t(`status.pickTarget.${word}`);
-      else if (people === 1) text = t(`status.yourTurn.${word}`);
+      else if (people === 1 || state.online) text = t(`status.yourTurn.${word}`);
       else text = t(`status.seatTurn.${word}`, { colour: colourName(state.seats[turn].colour) });
     } else if (turn !== null) text = t("status.waiting", { colour: colourName(state.seats[turn].colour) });
     status.textContent = text;
   }
 
-  function playerName(seat) {
+  function playerName(seat, index) {
     const people = state.seats.filter((s) => s.kind === "person").length;
     if (seat.kind === "computer") return t("player.computer", { level: t(`level.${seat.level}`) });
+    if (seat.kind === "online") {
+      if (!seat.taken) return t("seat.free");
+      return mySeats.includes(index) ? t("player.nickYou", { name: seat.nickname }) : seat.nickname;
+    }
     return people === 1 && mySeats.length ? t("player.you") : t("player.person");
+  }
+
+  function clockLeft(seat) {
+    const clock = state.clock;
+    if (!clock) return null;
+    const left = clock.remaining[seat];
+    return clock.running === seat ? left - (performance.now() - receivedAt) : left;
+  }
+
+  function tickClocks() {
+    if (!state || !state.clock) return;
+    for (const node of root.querySelectorAll(".clock[data-seat]")) {
+      const seat = Number(node.dataset.seat);
+      const left = clockLeft(seat);
+      node.textContent = formatClock(left);
+      node.classList.toggle("low", left < 20000);
+    }
+  }
+  const ticker = setInterval(tickClocks, 100);
+
+  function sitDown(seat) {
+    const nickname = $("#sit-nickname").value.trim();
+    if (!nickname) {
+      notice(t("error.nickname"));
+      $("#sit-nickname").focus();
+      return;
+    }
+    const who = identity();
+    socket.send({ type: "sit", seat, nickname, identity: who ? who.secret : null });
+  }
+
+  function renderOnline() {
+    const waiting = state.status === "waiting";
+    $("#waiting").hidden = !waiting;
+    $("#share-link").value = `${location.origin}/table/${id}`;
+    $("#sit-form").hidden = !waiting || mySeats.length > 0;
+    $("#leave").hidden = !waiting || !mySeats.length;
+    const info = [];
+    if (state.online) info.push(t("online.table"));
+    if (state.clock || state.online) info.push(clockName(state.clock ? state.clock.control : ""));
+    if (state.online) info.push(t(state.rated ? "lobby.ratedShort" : "lobby.casualShort"));
+    $("#table-info").textContent = info.join(" · ");
+    const watching = $("#watching");
+    watching.hidden = !state.online;
+    const others = state.watchers - (mySeats.length ? 0 : 1);
+    watching.textContent = [
+      mySeats.length ? "" : t(waiting ? "online.notSeated" : "online.watching"),
+      others > 0 ? t("online.watchers", { n: others }) : "",
+    ].filter(Boolean).join(" ");
+    if (!watching.textContent) watching.hidden = true;
   }
 
   function renderSide() {
@@ -354,7 +461,29 @@ export async function showTable(root, id, navigate) {
       }
       const name = document.createElement("div");
       name.className = "name";
-      name.append(swatch(seat.colour), ` ${colourName(seat.colour)} · ${playerName(seat)}`);
+      const who = document.createElement("span");
+      who.className = "who";
+      who.textContent = `${colourName(seat.colour)} · ${playerName(seat, i)}`;
+      name.append(swatch(seat.colour), who);
+      if (state.clock) {
+        const clock = document.createElement("span");
+        clock.className = "clock";
+        clock.dataset.seat = i;
+        clock.setAttribute("role", "timer");
+        clock.setAttribute("aria-label", t("clock.label", { colour: colourName(seat.colour) }));
+        if (state.clock.running === i) clock.classList.add("running");
+        name.appendChild(clock);
+      }
+      if (seat.kind === "online" && !seat.taken && !mySeats.length && state.status === "waiting") {
+        const sit = document.createElement("button");
+        sit.type = "button";
+        sit.className = "primary sit";
+        sit.dataset.seat = i;
+        sit.textContent = t("online.sit");
+        sit.setAttribute("aria-label", t("online.sitAs", { colour: colourName(seat.colour) }));
+        sit.addEventListener("click", () => sitDown(i));
+        name.appendChild(sit);
+      }
       const detail = document.createElement("div");
       detail.className = "detail";
       const bits = [];
@@ -363,7 +492,15 @@ export async function showTable(root, id, navigate) {
       if (seat.status === "finished" && seat.place) bits.push(t("seat.finished", { place: place(seat.place) }));
       else if (seat.status === "out") bits.push(t("seat.out"));
       else if (seat.status === "resigned") bits.push(t("seat.resigned"));
+      else if (seat.status === "flagged") bits.push(t("seat.flagged"));
       detail.textContent = bits.join(" · ");
+      if (seat.kind === "online" && seat.taken) {
+        const here = document.createElement("span");
+        const present = (state.present || []).includes(i);
+        here.className = `presence ${present ? "here" : "away"}`;
+        here.textContent = t(present ? "online.here" : "online.away");
+        detail.prepend(here, bits.length ? " · " : "");
+      }
       li.append(name, detail);
       players.appendChild(li);
     });
@@ -373,8 +510,10 @@ export async function showTable(root, id, navigate) {
     $("#hint").hidden = !against;
     $("#undo").disabled = !state.can_undo || viewing !== null;
     $("#hint").disabled = !controllable();
-    $("#resign").hidden = !mySeats.length;
+    $("#resign").hidden = !mySeats.length || state.status === "waiting";
     $("#resign").disabled = state.over;
+    renderOnline();
+    tickClocks();
 
     $("#viewing").hidden = viewing === null;
     $("#viewing-text").textContent = viewing === null ? "" : t("status.viewing", { n: viewing });
@@ -411,14 +550,45 @@ export async function showTable(root, id, navigate) {
       const places = $("#places");
       places.replaceChildren();
       const order = state.seats.map((s, i) => [s, i, state.result.places[i]]).sort((a, b) => (a[2] ?? 99) - (b[2] ?? 99));
-      for (const [seat, , p] of order) {
+      for (const [seat, i, p] of order) {
         const li = document.createElement("li");
-        li.append(`${p ? place(p) : "–"} `, swatch(seat.colour, 16), ` ${colourName(seat.colour)} · ${playerName(seat)}`);
+        li.append(`${p ? place(p) : "–"} `, swatch(seat.colour, 16), ` ${colourName(seat.colour)} · ${playerName(seat, i)}`);
         places.appendChild(li);
       }
-      $("#rematch").hidden = !mySeats.length;
+      renderRatings();
+      renderRematch();
+      $("#download").href = `/api/tables/${encodeURIComponent(id)}/record`;
     }
     renderStatus();
+  }
+
+  function renderRatings() {
+    const list = $("#rating-changes");
+    list.replaceChildren();
+    list.hidden = !state.ratings;
+    for (const change of state.ratings || []) {
+      const seat = state.seats[change.seat];
+      const li = document.createElement("li");
+      const sign = change.change > 0 ? "+" : change.change < 0 ? "−" : "±";
+      li.append(swatch(seat.colour, 16), ` ${t("rating.change", { name: seat.nickname || colourName(seat.colour), before: change.before, after: change.after, change: `${sign}${Math.abs(change.change)}` })}`);
+      list.appendChild(li);
+    }
+  }
+
+  function renderRematch() {
+    const offers = state.rematch_offers || [];
+    const mine = mySeats.some((s) => offers.includes(s));
+    const button = $("#rematch");
+    button.hidden = !mySeats.length || Boolean(state.rematch);
+    button.disabled = mine;
+    const others = offers.filter((s) => !mySeats.includes(s)).map((s) => colourName(state.seats[s].colour));
+    const notes = [];
+    if (mine && !state.rematch) notes.push(t("online.rematchWaiting"));
+    if (others.length && !state.rematch) notes.push(t("online.rematchOffer", { who: others.join(", ") }));
+    $("#rematch-note").textContent = notes.join(" ");
+    const link = $("#rematch-link");
+    link.hidden = !state.rematch || mySeats.length > 0;
+    if (state.rematch) link.href = `/table/${encodeURIComponent(state.rematch)}`;
   }
 
   /** "White wins. Black resigned." in the current language (the server's English as a fallback). */
@@ -456,6 +626,22 @@ export async function showTable(root, id, navigate) {
   });
   $("#back").addEventListener("click", backToGame);
   $("#rematch").addEventListener("click", () => socket.send({ type: "rematch" }));
+  $("#leave").addEventListener("click", () => {
+    socket.send({ type: "leave" });
+    mySeats = [];
+  });
+  $("#copy-link").addEventListener("click", async () => {
+    const input = $("#share-link");
+    input.select();
+    try {
+      await navigator.clipboard.writeText(input.value);
+    } catch {
+      document.execCommand && document.execCommand("copy");
+    }
+    notice(t("online.copied"));
+  });
+  const me = identity();
+  $("#sit-nickname").value = me ? me.nickname : "";
 
   const relabel = () => {
     if (!state) return;
@@ -467,6 +653,7 @@ export async function showTable(root, id, navigate) {
   };
   document.addEventListener("languagechange", relabel);
   return () => {
+    clearInterval(ticker);
     document.removeEventListener("languagechange", relabel);
     socket.close();
   };

@@ -1,0 +1,76 @@
+// The ratings page: players by rating, one list per category (a rated variant).
+// Nicknames are other people's text: they only ever go into textContent.
+
+import { catalogue, identity, ratings } from "./api.js";
+import { t, translate } from "./i18n.js";
+import { variantName } from "./words.js";
+
+export async function showRatings(root) {
+  const data = await catalogue();
+  root.innerHTML = `
+    <section class="ratings card">
+      <h1 data-i18n="ratings.title"></h1>
+      <p class="hint" data-i18n="ratings.help"></p>
+      <div id="rating-lists"></div>
+    </section>`;
+  translate(root);
+  const box = root.querySelector("#rating-lists");
+  let categories = [];
+
+  function render() {
+    box.replaceChildren();
+    if (!categories.length) {
+      const p = document.createElement("p");
+      p.textContent = t("ratings.none");
+      box.appendChild(p);
+      return;
+    }
+    const me = identity();
+    for (const category of categories) {
+      const variant = data.variants.find((v) => v.id === category.category);
+      const section = document.createElement("section");
+      section.className = "rating-list";
+      section.dataset.category = category.category;
+      const title = document.createElement("h2");
+      title.textContent = variant ? `${t(`game.${variant.game}`)} · ${variantName(variant.id)}` : category.category;
+      const table = document.createElement("table");
+      const head = table.createTHead().insertRow();
+      for (const key of ["ratings.rank", "ratings.player", "ratings.rating", "ratings.games"]) {
+        const th = document.createElement("th");
+        th.scope = "col";
+        th.textContent = t(key);
+        head.appendChild(th);
+      }
+      const body = table.createTBody();
+      category.players.forEach((player, i) => {
+        const row = body.insertRow();
+        row.dataset.player = player.player;
+        if (me && me.id === player.player) row.classList.add("me");
+        const rank = document.createElement("th");
+        rank.scope = "row";
+        rank.textContent = String(i + 1);
+        row.appendChild(rank);
+        const name = row.insertCell();
+        name.className = "nickname";
+        name.textContent = me && me.id === player.player ? t("player.nickYou", { name: player.nickname }) : player.nickname;
+        const rating = row.insertCell();
+        rating.className = "rating";
+        rating.textContent = String(player.rating);
+        const games = row.insertCell();
+        games.className = "games";
+        games.textContent = String(player.games);
+      });
+      section.append(title, table);
+      box.appendChild(section);
+    }
+  }
+
+  categories = await ratings();
+  render();
+  const relabel = () => {
+    translate(root);
+    render();
+  };
+  document.addEventListener("languagechange", relabel);
+  return () => document.removeEventListener("languagechange", relabel);
+}
