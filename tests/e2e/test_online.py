@@ -24,9 +24,12 @@ ONLINE = {"kind": "online"}
 @contextmanager
 def player(browser: Browser, **options: Any) -> Iterator[Page]:
     """A person with their own browser (a fresh context)."""
-    context: BrowserContext = browser.new_context(
-        locale="en-US", viewport={"width": 1280, "height": 860}, **options
-    )
+    settings: dict[str, Any] = {
+        "locale": "en-US",
+        "viewport": {"width": 1280, "height": 860},
+        **options,
+    }
+    context: BrowserContext = browser.new_context(**settings)
     try:
         page = context.new_page()
         page.set_default_timeout(15_000)
@@ -241,10 +244,18 @@ def test_a_flag_ends_a_rated_game_with_the_rating_changes(browser: Browser, serv
 def test_a_resignation_the_ratings_page_and_nicknames_shown_as_text(
     browser: Browser, server: str, artifacts: Path
 ) -> None:
-    nasty = '<img src=x onerror="document.body.dataset.owned=1">'
+    # Markup that would become an element (and run o()) if a page ever put a nickname
+    # into innerHTML; shown as text, it is just the characters.
+    nasty = "<img src=x onerror=o()>"
+    assert len(nasty) <= 24
+    owned = "() => { window.o = () => { document.body.dataset.owned = 'yes'; }; }"
     with player(browser) as ayse, player(browser) as guest:
         link = create_online(ayse, server, "classic-2", 2, rated=True)
-        join(guest, link, nasty, 1)
+        ayse.evaluate(owned)
+        ready(guest, link)
+        guest.evaluate(owned)
+        guest.locator("#sit-nickname").fill(nasty)
+        guest.locator('button.sit[data-seat="1"]').click()
         expect(ayse.locator(".player").nth(1)).to_contain_text(nasty)
         guest.get_by_role("button", name="Resign").click()
         guest.get_by_role("dialog").get_by_role("button", name="Resign").click()
@@ -265,6 +276,7 @@ def test_a_resignation_the_ratings_page_and_nicknames_shown_as_text(
         expect(board.locator("tr.me")).to_contain_text("Ayşe (you)")
         ayse.screenshot(path=artifacts / "ratings.png", full_page=True)
         assert ayse.locator(".rating-list img").count() == 0
+        assert guest.locator(".player img").count() == 0
         assert ayse.evaluate("document.body.dataset.owned") is None
         assert guest.evaluate("document.body.dataset.owned") is None
 
