@@ -62,7 +62,7 @@ export async function showLobby(root, navigate) {
         </fieldset>
         <div id="online-options" class="online-options">
           <label class="field"><span data-i18n="lobby.nickname"></span>
-            <input id="nickname" name="nickname" maxlength="24" autocomplete="nickname" required></label>
+            <input id="nickname" name="nickname" maxlength="24" autocomplete="nickname"></label>
           <label class="field"><span data-i18n="lobby.mySeat"></span>
             <select id="my-seat" name="my-seat"></select></label>
           <label class="field"><span data-i18n="lobby.clock"></span>
