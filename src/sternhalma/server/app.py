@@ -118,7 +118,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(SternhalmaError)
     async def refused(_request: Request, error: SternhalmaError) -> JSONResponse:
         status = 400
-        if (isinstance(error, TableError) and error.code == "no-table") or isinstance(error, UnknownVariantError):
+        if (isinstance(error, TableError) and error.code == "no-table") or isinstance(
+            error, UnknownVariantError
+        ):
             status = 404
         elif isinstance(error, BodyTooLarge):
             status = 413

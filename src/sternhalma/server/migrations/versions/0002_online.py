@@ -21,7 +21,9 @@ def upgrade() -> None:
         batch.add_column(
             sa.Column("status", sa.String(16), nullable=False, server_default="playing")
         )
-        batch.add_column(sa.Column("rated", sa.Boolean(), nullable=False, server_default=sa.false()))
+        batch.add_column(
+            sa.Column("rated", sa.Boolean(), nullable=False, server_default=sa.false())
+        )
         batch.add_column(sa.Column("clock_control", sa.String(32), nullable=True))
         batch.add_column(sa.Column("clock_banks", sa.Text(), nullable=True))
         batch.add_column(sa.Column("clock_running", sa.Integer(), nullable=True))
