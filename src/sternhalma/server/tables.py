@@ -617,7 +617,13 @@ class Tables:
                 log.exception("table %s could not be resumed", table_id)
 
     async def open_tables(self) -> list[dict[str, Any]]:
-        return [summary(stored) for stored in await self.store.open_tables()]
+        """Online tables waiting for players where somebody already sits (a table whose
+        players all stood up is not offered)."""
+        return [
+            summary(stored)
+            for stored in await self.store.open_tables()
+            if any(seat.get("kind") == "online" and seat.get("token_hash") for seat in stored.seats)
+        ]
 
     # -- connections ---------------------------------------------------------------------
     async def join(self, table: Table, key: int, seats: list[int]) -> None:
@@ -968,13 +974,13 @@ class Tables:
         save the clock every ``checkpoint`` seconds."""
         saved = self.now()
         while not table.dropped and table.status == "playing" and table.game.clock is not None:
+            table.changed.clear()  # before looking: a change from now on wakes us
             clock = table.game.clock
             turn = table.game.turn
             if turn is None:
                 return
             left = clock.remaining(turn)
             due = max(0, self.checkpoint * 1000 - (self.now() - saved))
-            table.changed.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(table.changed.wait(), (min(left, due) + 5) / 1000)
                 continue  # something changed: look again
