@@ -159,6 +159,14 @@ def test_three_players_and_a_spectator(browser: Browser, server: str) -> None:
         expect(status(watcher)).to_have_text("White to play.")
         expect(watcher.locator(".hole.movable")).to_have_count(0)
         expect(watcher.get_by_role("button", name="Resign")).to_be_hidden()
+        # In Turkish and Dutch too.
+        watcher.locator("#language").select_option("tr")
+        expect(watcher.locator("#watching")).to_have_text("Bu oyunu izliyorsunuz.")
+        expect(watcher.locator("#table-info")).to_contain_text("Çevrimiçi masa")
+        white.locator("#language").select_option("nl")
+        expect(white.locator("#watching")).to_have_text("Toeschouwers: 1.")
+        expect(white.locator(".player").nth(1)).to_contain_text("aanwezig")
+        expect(status(white)).to_have_text("Jij bent aan zet: kies een knikker.")
 
 
 def test_a_reload_keeps_the_seat(browser: Browser, server: str) -> None:
