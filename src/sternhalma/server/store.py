@@ -559,12 +559,15 @@ def _stored(row: TableRow) -> StoredTable:
 
 
 def _sqlite_connect(connection: Any, _record: Any) -> None:
-    """WAL and a busy timeout, so a reader never blocks the writer for long; the
+    """WAL and a busy timeout, so a reader never blocks the writer for long; in WAL mode
+    synchronous=NORMAL keeps every commit through a crash of the process (a power cut
+    may lose the last ones) and makes a move's commit several times cheaper. The
     transactions are begun by ``_sqlite_begin`` (the driver's own are switched off)."""
     connection.isolation_level = None
     cursor = connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
 
