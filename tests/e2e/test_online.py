@@ -231,7 +231,9 @@ def test_a_stranger_and_a_forged_message_cannot_move(browser: Browser, server: s
         expect(stranger.locator(MOVES)).to_have_count(1)
 
 
-def test_a_flag_ends_a_rated_game_with_the_rating_changes(browser: Browser, server: str) -> None:
+def test_a_flag_ends_a_rated_game_with_the_rating_changes(
+    browser: Browser, server: str, artifacts: Path
+) -> None:
     with player(browser) as ayse, player(browser) as bram:
         link = create_online(ayse, server, "classic-2", 2, clock="0.05+0", rated=True)
         join(bram, link, "Bram", 1)
@@ -243,6 +245,7 @@ def test_a_flag_ends_a_rated_game_with_the_rating_changes(browser: Browser, serv
         expect(changes).to_contain_text("Ayşe: 1500 → 1484 (−16)")
         expect(changes).to_contain_text("Bram: 1500 → 1516 (+16)")
         expect(ayse.locator(".player").first).to_contain_text("out of time")
+        ayse.screenshot(path=artifacts / "online-finished.png", full_page=True)
         # The finished game stays at its link, and its record downloads.
         bram.reload()
         expect(bram.locator("#reason")).to_have_text("Black wins. White ran out of time.")
