@@ -56,22 +56,24 @@ SCENARIOS: dict[str, Scenario] = {
 
 
 def settings_from(pairs: list[str]) -> HardSettings | None:
-    """HardSettings with ``key=value`` changes; ``weights.rows=10`` changes a race weight."""
+    """HardSettings with ``key=value`` changes; ``weights.rows=10`` changes a race weight
+    (``multi_weights.group=0`` one for three or more players)."""
     if not pairs:
         return None
     settings = HardSettings()
     for pair in pairs:
         key, _, value = pair.partition("=")
         target, _, field = key.rpartition(".")
-        holder = settings.weights if target == "weights" else settings
+        if target not in ("", "weights", "multi_weights"):
+            raise SystemExit(f"unknown setting {key!r}")
+        holder = getattr(settings, target) if target else settings
         names = [f.name for f in dataclasses.fields(holder)]
-        if target not in ("", "weights") or field not in names:
+        if field not in names:
             raise SystemExit(f"unknown setting {key!r}; settings: {', '.join(names)}")
-        changed = dataclasses.replace(holder, **{field: type(getattr(holder, field))(value)})
-        if target == "weights":
-            settings = dataclasses.replace(settings, weights=changed)
-        else:
-            settings = changed
+        default = getattr(holder, field)
+        parsed = value.lower() in ("1", "true", "yes") if isinstance(default, bool) else value
+        changed = dataclasses.replace(holder, **{field: type(default)(parsed)})
+        settings = dataclasses.replace(settings, **{target: changed}) if target else changed
     return settings
 
 

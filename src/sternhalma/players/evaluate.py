@@ -43,6 +43,9 @@ class RaceWeights:
 
 
 DEFAULT_WEIGHTS = RaceWeights()
+#: With three or more players the board is crowded and changes five moves out of
+#: six: a big jump now beats keeping the army together (measured, bench/players.py).
+CROWD_WEIGHTS = RaceWeights(group=0)
 
 
 @dataclass(frozen=True)

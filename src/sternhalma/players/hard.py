@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from sternhalma.boards.base import bits
 from sternhalma.players.base import DEADLINE_MARGIN, Player
 from sternhalma.players.capture import CaptureSearch
-from sternhalma.players.evaluate import DEFAULT_WEIGHTS, RaceWeights
+from sternhalma.players.evaluate import CROWD_WEIGHTS, DEFAULT_WEIGHTS, RaceWeights
 from sternhalma.players.race import RaceSearch
 from sternhalma.players.search import Limits
 from sternhalma.position import Move
@@ -51,8 +51,14 @@ class HardSettings:
     multi: str = "brs"
     #: Chains kept at inner nodes (capture).
     capture_breadth: int = 8
-    #: The race evaluation's weights.
+    #: The race evaluation's weights with two players, and with three or more.
     weights: RaceWeights = DEFAULT_WEIGHTS
+    multi_weights: RaceWeights = CROWD_WEIGHTS
+    #: The deepest search with three or more players.
+    multi_depth: int = 16
+    #: Best-reply search judges our lead over the best rival (True) or only our own
+    #: distance (False: the best reply is then the one that hinders us most).
+    rivalry: bool = False
 
 
 @dataclass(frozen=True)
@@ -111,6 +117,7 @@ class HardPlayer(Player):
         rules = game.rules
         search: RaceSearch | CaptureSearch
         if isinstance(rules, RaceRules):
+            many = rules.players > 2
             search = RaceSearch(
                 rules,
                 seat,
@@ -118,9 +125,11 @@ class HardPlayer(Player):
                 limits,
                 breadth=settings.breadth,
                 reply_breadth=settings.reply_breadth,
+                max_depth=settings.multi_depth if many else 16,
                 duel=settings.duel,
                 multi=settings.multi,
-                weights=settings.weights,
+                weights=settings.multi_weights if many else settings.weights,
+                rivalry=settings.rivalry,
             )
         else:
             search = CaptureSearch(

@@ -69,6 +69,7 @@ class RaceSearch:
         duel: str = "alphabeta",
         multi: str = "brs",
         weights: RaceWeights = DEFAULT_WEIGHTS,
+        rivalry: bool = True,
     ) -> None:
         self.rules = rules
         self.me = seat
@@ -79,6 +80,7 @@ class RaceSearch:
         self.max_depth = max_depth
         self.duel = duel
         self.multi = multi
+        self.rivalry = rivalry
         self.evaluation = race_evaluation(rules, weights)
         self.costs = self.evaluation.costs
         self.to_go = self.evaluation.to_go
@@ -86,6 +88,7 @@ class RaceSearch:
         self.may_end = rules.may_end
         self.everywhere = rules.board.all
         self.steps = _steps(rules)
+        self.near = _near(rules)
         self.jumps = rules.board.jumps
         self.tt: dict[object, tuple[int, int, int, int]] = {}
         #: The deepest search that finished, and which search ran (for the benchmarks).
@@ -382,8 +385,36 @@ class RaceSearch:
 
     # -- three or more: best-reply search -----------------------------------------
     def _brs_value(self, sums: tuple[int, ...]) -> int:
-        """Our lead over the rival nearest to finishing (higher is better for us)."""
-        return min(self._value(s, sums) for s in self.rivals) - self._value(self.me, sums)
+        """Higher is better for us: our lead over the rival nearest to finishing, or
+        (``rivalry`` 0) only how far we still have to go, so that the best reply is
+        the one that hinders us most."""
+        ours = self._value(self.me, sums)
+        if not self.rivalry:
+            return -ours
+        return min(self._value(s, sums) for s in self.rivals) - ours
+
+    def _replies(self, marbles: tuple[int, ...]) -> list[tuple[int, int]]:
+        """The rival moves a best-reply node tries, by seat.
+
+        Judging our lead, the rivals' biggest gains; judging only our own way,
+        the moves that start or end beside our marbles (they take away a rung of
+        our ladders or block a landing), biggest gains first.
+        """
+        if self.rivalry:
+            pooled = [(s, move) for s in self.rivals for move in self._ordered(marbles, s, 0)]
+        else:
+            zone = 0
+            near = self.near
+            for hole in bits(marbles[self.me] & ~self.goals[self.me]):
+                zone |= near[hole]
+            pooled = [
+                (s, move)
+                for s in self.rivals
+                for move in self.targets(marbles, s)
+                if zone >> (move & _HOLE) & 1 or zone >> ((move >> 9) & _HOLE) & 1
+            ]
+        pooled.sort(key=lambda sm: sm[1] >> 18, reverse=True)
+        return pooled[: self.breadth]
 
     def _brs_root(
         self, marbles: tuple[int, ...], sums: tuple[int, ...], order: list[int], depth: int
@@ -428,9 +459,7 @@ class RaceSearch:
         if ours:
             moves = [(self.me, move) for move in self._ordered(marbles, self.me, 0)]
         else:
-            moves = [(s, move) for s in self.rivals for move in self._ordered(marbles, s, 0)]
-            moves.sort(key=lambda sm: sm[1] >> 18, reverse=True)
-            del moves[self.breadth :]
+            moves = self._replies(marbles)
         if not moves:
             return self._brs(marbles, sums, depth - 1, alpha, beta, not ours, ply + 1)
         start_alpha, start_beta = alpha, beta
@@ -465,4 +494,14 @@ def _steps(rules: RaceRules) -> tuple[tuple[tuple[int, int], ...], ...]:
     """steps[hole]: (neighbour, its bit) for every neighbour of the hole."""
     return tuple(
         tuple((n, 1 << n) for n in rules.board.neighbours[hole]) for hole in range(rules.board.size)
+    )
+
+
+@cache
+def _near(rules: RaceRules) -> tuple[int, ...]:
+    """near[hole]: the holes beside it and a jump away (where a rival hinders it)."""
+    return tuple(
+        rules.board.neighbour_mask[hole]
+        | rules.board.mask(land for _, land, _ in rules.board.jumps[hole])
+        for hole in range(rules.board.size)
     )
