@@ -40,7 +40,16 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
 @click.option(
     "--database-url",
     default=None,
-    help="SQLite file or SQLAlchemy URL for the tables (default: the user's data folder).",
+    envvar="STERNHALMA_DATABASE_URL",
+    help="SQLite file or SQLAlchemy URL for the tables, e.g. postgresql+asyncpg://user@host/db "
+    "(default: the user's data folder). Environment: STERNHALMA_DATABASE_URL.",
+)
+@click.option(
+    "--redis-url",
+    default=None,
+    envvar="STERNHALMA_REDIS_URL",
+    help="Redis (redis://host:port/0) for several server processes sharing the tables "
+    "(docs/deploy.md). Environment: STERNHALMA_REDIS_URL.",
 )
 @click.option(
     "--workers",
@@ -61,6 +70,7 @@ def serve(
     port: int,
     open_browser: bool,
     database_url: str | None,
+    redis_url: str | None,
     workers: int | None,
     allowed_origins: tuple[str, ...],
 ) -> None:
@@ -80,6 +90,13 @@ def serve(
             options["database_url"] = parse_url(database_url)
     except SternhalmaError as error:
         raise click.BadParameter(str(error), param_hint="--database-url") from None
+    if redis_url:
+        if not redis_url.startswith(("redis://", "rediss://", "unix://")):
+            raise click.BadParameter(
+                f"{redis_url!r} is not a Redis URL like redis://127.0.0.1:6379/0",
+                param_hint="--redis-url",
+            )
+        options["redis_url"] = redis_url
     if workers is not None:
         options["workers"] = workers
     for origin in allowed_origins:
@@ -90,7 +107,11 @@ def serve(
     options["allowed_origins"] = tuple(o.rstrip("/") for o in allowed_origins)
     settings = Settings(**options)  # type: ignore[arg-type]
     url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"
-    click.echo(f"sternhalma is at {url} (tables in {settings.database_url}); Ctrl+C stops it.")
+    shared = f", shared through {settings.redis_url}" if settings.redis_url else ""
+    click.echo(
+        f"sternhalma is at {url} (tables in {_without_password(settings.database_url)}"
+        f"{shared}); Ctrl+C stops it."
+    )
     if open_browser:
         open_browser_later(url)
     # A websocket message over 64 KiB closes the connection; the table answers longer
@@ -103,3 +124,13 @@ def serve(
         ws_max_size=65536,
         timeout_graceful_shutdown=5,
     )
+
+
+def _without_password(url: str) -> str:
+    """A database URL fit to print: the password (if any) is hidden."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return url

@@ -29,6 +29,7 @@ from sternhalma.errors import SternhalmaError, UnknownVariantError
 from sternhalma.players import LEVELS
 from sternhalma.rules import VARIANTS
 from sternhalma.server import computer
+from sternhalma.server.bus import Bus, MemoryBus, RedisBus
 from sternhalma.server.connection import Connection, Limits
 from sternhalma.server.layout import catalogue
 from sternhalma.server.protocol import (
@@ -39,7 +40,7 @@ from sternhalma.server.protocol import (
     error_message,
     parse_nickname,
 )
-from sternhalma.server.store import Store, database_url
+from sternhalma.server.store import DatabaseUnavailable, Store, database_url
 from sternhalma.server.tables import Tables
 
 #: The browser app: index.html, css/, js/, i18n/, howto/.
@@ -68,6 +69,12 @@ class Settings:
     now: TimeSource = monotonic_ms
     #: Seconds between two saves of a running clock.
     clock_checkpoint: float = 10.0
+    #: Redis (redis://host:port/db) when several processes share the tables.
+    redis_url: str | None = None
+    #: Seconds between two sweeps of a process in a cluster (server/tables.py).
+    sweep: float = 2.0
+    #: Seconds after which another process takes over a computer's turn nobody played.
+    takeover: float = 10.0
 
 
 #: Sent with every page: nothing may be loaded from another site or run inline.
@@ -90,6 +97,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await store.open()
+        bus: Bus = MemoryBus()
+        if settings.redis_url is not None:
+            bus = RedisBus(settings.redis_url)
+            await bus.start()
         # "spawn": workers must not inherit the event loop's threads and sockets.
         pool = ProcessPoolExecutor(
             settings.workers, mp_context=multiprocessing.get_context("spawn")
@@ -104,12 +115,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             pause=settings.computer_pause,
             now=settings.now,
             checkpoint=settings.clock_checkpoint,
+            bus=bus,
+            takeover=settings.takeover,
         )
         await app.state.tables.resume()
+        if isinstance(bus, RedisBus):
+            app.state.tables.start(settings.sweep)
         try:
             yield
         finally:
             await app.state.tables.close()
+            if isinstance(bus, RedisBus):
+                await bus.close()
             pool.shutdown(wait=False, cancel_futures=True)
             await store.close()
 
@@ -124,6 +141,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             status = 404
         elif isinstance(error, BodyTooLarge):
             status = 413
+        elif isinstance(error, DatabaseUnavailable):
+            status = 503
         return JSONResponse(error_message(error), status_code=status)
 
     @app.get("/api/variants")

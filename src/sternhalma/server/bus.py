@@ -1,16 +1,27 @@
 """The broadcast: how a table's messages reach every connection watching it.
 
 Tables publish; connections subscribe per table. ``MemoryBus`` delivers
-within this process. Several processes (issue 8) put Redis pub/sub behind the
-same two methods; a message that pub/sub loses is not lost for good, because
-every event is in the database's event log and a client that sees a gap in
-the versions asks for it again (docs/protocol.md).
+within this process. ``RedisBus`` (several processes) delivers to this
+process's listeners at once and to the other processes through Redis pub/sub.
+A message that pub/sub loses (Redis restarting, a slow subscriber) is not lost
+for good: every event is in the database's event log, and each process
+compares its tables' versions with the database every few seconds and sends
+its clients a ``sync`` with what they missed (server/tables.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
+
+from sternhalma.errors import SternhalmaError
+
+log = logging.getLogger(__name__)
 
 #: Receives one message (a JSON-ready dict) for the connection that subscribed.
 Listener = Callable[[dict[str, Any]], None]
@@ -27,6 +38,14 @@ class Bus(Protocol):
 
     def listeners(self, table_id: str) -> int:
         """How many listeners this process has for the table."""
+        ...
+
+    def watched(self) -> list[str]:
+        """The tables with a listener in this process."""
+        ...
+
+    def deliver(self, table_id: str, message: dict[str, Any]) -> None:
+        """Hand ``message`` to this process's listeners only (not to other processes)."""
         ...
 
 
@@ -52,8 +71,151 @@ class MemoryBus:
         return unsubscribe
 
     async def publish(self, table_id: str, message: dict[str, Any]) -> None:
-        for listener in list(self._listeners.get(table_id, {}).values()):
-            listener(message)
+        self.deliver(table_id, message)
 
     def listeners(self, table_id: str) -> int:
         return len(self._listeners.get(table_id, {}))
+
+    def watched(self) -> list[str]:
+        """The tables with a listener in this process."""
+        return list(self._listeners)
+
+    def deliver(self, table_id: str, message: dict[str, Any]) -> None:
+        """Hand ``message`` to this process's listeners of the table."""
+        for listener in list(self._listeners.get(table_id, {}).values()):
+            listener(message)
+
+
+#: What a process does with a message another process published, before its own
+#: listeners get it: the table keeps its copy up to date (server/tables.py).
+Observer = Callable[[str, dict[str, Any]], None]
+
+#: Every table's channel starts with this; a process listens to all of them.
+CHANNEL = "sternhalma:table:"
+
+
+class RedisBus:
+    """Redis pub/sub between server processes, one channel per table.
+
+    Each message is published with this process's ``origin``, so a process skips its
+    own (it delivered them locally already). When Redis is unreachable, publishing
+    is skipped (the move is saved; other processes catch up from the database) and
+    the subscriber reconnects by itself, calling ``on_reconnect`` so the process can
+    resync whatever it missed meanwhile.
+    """
+
+    def __init__(self, url: str, *, retry: float = 0.5) -> None:
+        from redis.asyncio import Redis
+
+        self.url = url
+        self.origin = secrets.token_hex(6)
+        self.local = MemoryBus()
+        self.retry = retry
+        self.redis = Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
+        self.observer: Observer | None = None
+        self.on_reconnect: Callable[[], Awaitable[None]] | None = None
+        #: Whether the subscriber is connected now (tests and the log look at it).
+        self.connected = asyncio.Event()
+        self._reader: asyncio.Task[None] | None = None
+        self._warned = False
+
+    async def start(self) -> None:
+        """Connect (failing clearly when Redis is not there at all) and start listening."""
+        from redis.exceptions import RedisError
+
+        try:
+            await self.redis.ping()
+        except (RedisError, OSError) as error:
+            raise BusUnavailable(f"Redis at {self.url} cannot be reached: {error}") from None
+        self._reader = asyncio.get_running_loop().create_task(self._read())
+        await asyncio.wait_for(self.connected.wait(), 10)
+
+    async def close(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reader
+        await self.redis.aclose()
+
+    def subscribe(self, table_id: str, listener: Listener) -> Callable[[], None]:
+        return self.local.subscribe(table_id, listener)
+
+    def listeners(self, table_id: str) -> int:
+        return self.local.listeners(table_id)
+
+    def watched(self) -> list[str]:
+        return self.local.watched()
+
+    def deliver(self, table_id: str, message: dict[str, Any]) -> None:
+        self.local.deliver(table_id, message)
+
+    async def publish(self, table_id: str, message: dict[str, Any]) -> None:
+        await self.local.publish(table_id, message)
+        from redis.exceptions import RedisError
+
+        data = json.dumps({"o": self.origin, "m": message}, separators=(",", ":"))
+        try:
+            await self.redis.publish(CHANNEL + table_id, data)
+        except (RedisError, OSError) as error:
+            if not self._warned:
+                log.warning(
+                    "Redis unreachable, other processes resync from the database: %s", error
+                )
+                self._warned = True
+            return
+        self._warned = False
+
+    async def _read(self) -> None:
+        """Listen to every table's channel; reconnect after any failure."""
+        from redis.exceptions import RedisError
+
+        first = True
+        while True:
+            pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.psubscribe(CHANNEL + "*")
+                self.connected.set()
+                if not first and self.on_reconnect is not None:
+                    log.warning("Redis is back; resyncing this process's tables")
+                    await self.on_reconnect()
+                first = False
+                while True:
+                    item = await pubsub.get_message(timeout=None)
+                    if item is not None and item.get("type") == "pmessage":
+                        self._deliver(item["channel"], item["data"])
+            except asyncio.CancelledError:
+                raise
+            except (RedisError, OSError) as error:
+                self.connected.clear()
+                log.warning("Redis subscriber lost (%s); retrying", error)
+            except Exception:
+                self.connected.clear()
+                log.exception("Redis subscriber failed; retrying")
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+            await asyncio.sleep(self.retry)
+
+    def _deliver(self, channel: bytes | str, data: bytes | str) -> None:
+        """Hand another process's message to the observer, then to this process's listeners."""
+        if isinstance(channel, bytes):
+            channel = channel.decode()
+        try:
+            envelope = json.loads(data)
+            origin, message = envelope["o"], envelope["m"]
+        except (ValueError, KeyError, TypeError):
+            log.warning("a malformed message on %s was ignored", channel)
+            return
+        if origin == self.origin:
+            return
+        table_id = channel.removeprefix(CHANNEL)
+        if self.observer is not None:
+            try:
+                self.observer(table_id, message)
+            except Exception:
+                log.exception("table %s could not take another process's message", table_id)
+        self.local.deliver(table_id, message)
+
+
+class BusUnavailable(SternhalmaError):
+    """Redis cannot be reached when the server starts."""

@@ -38,6 +38,7 @@ from sternhalma.server.tables import Table, Tables
 #: Close codes (4000-4999 are the application's own).
 CLOSE_FLOOD = 1008
 CLOSE_NO_TABLE = 4404
+CLOSE_TRY_LATER = 1013
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,9 @@ class Connection:
             await self.tables.get(self.table_id)
         except TableError as error:
             await self.websocket.send_json(error_message(error))
-            await self.websocket.close(code=CLOSE_NO_TABLE)
+            # No such table: the browser stops; the database unreachable: it retries.
+            unavailable = error.code == "unavailable"
+            await self.websocket.close(code=CLOSE_TRY_LATER if unavailable else CLOSE_NO_TABLE)
             return
         sender = asyncio.create_task(self._send_loop())
         unsubscribe = self.tables.bus.subscribe(self.table_id, self.outbox.put_nowait)

@@ -24,15 +24,18 @@ before migrations existed) is recognised and upgraded too.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import hashlib
 import hmac
 import json
 import secrets
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from sqlalchemy import (
     BigInteger,
@@ -49,6 +52,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -59,6 +63,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from sternhalma.errors import SternhalmaError
 from sternhalma.rating import START_RATING, rating_changes
+from sternhalma.server.protocol import TableError
 
 
 class DatabaseUrlError(SternhalmaError):
@@ -71,6 +76,56 @@ class DatabaseSchemaError(SternhalmaError):
 
 class VersionConflict(SternhalmaError):
     """The table changed in the database since this process last read it."""
+
+
+class DatabaseUnavailable(TableError):
+    """The database cannot be reached (PostgreSQL down or restarting): nothing was
+    changed, and the player is told to try again."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "unavailable",
+            "the server cannot reach its database just now; nothing changed, try again shortly",
+        )
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def reachable(method: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    """Turn a lost or refused database connection into DatabaseUnavailable (a readable
+    error for the player) instead of an exception that would close the websocket."""
+
+    @functools.wraps(method)
+    async def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return await method(*args, **kwargs)
+        except (OperationalError, InterfaceError, OSError, TimeoutError) as error:
+            raise DatabaseUnavailable() from error
+        except DBAPIError as error:
+            if error.connection_invalidated or _connection_lost(error):
+                raise DatabaseUnavailable() from error
+            raise
+
+    return guarded
+
+
+def _connection_lost(error: DBAPIError) -> bool:
+    """Whether the driver's error means the server went away (asyncpg raises these as
+    plain DBAPI errors, e.g. "connection was closed in the middle of operation")."""
+    name = type(error.orig).__name__ if error.orig is not None else ""
+    return (
+        name
+        in {
+            "ConnectionDoesNotExistError",
+            "AdminShutdownError",
+            "CannotConnectNowError",
+            "ConnectionFailureError",
+            "InterfaceError",
+        }
+        or "closed" in str(error).lower()
+    )
 
 
 def wall_ms() -> int:
@@ -261,7 +316,12 @@ class Store:
         self.sqlite = url.startswith("sqlite")
         if url.startswith("sqlite+aiosqlite:///") and ":memory:" not in url:
             Path(url.removeprefix("sqlite+aiosqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-        self.engine: AsyncEngine = create_async_engine(url)
+        self.postgres = url.startswith("postgresql")
+        options: dict[str, Any] = {}
+        if self.postgres:
+            # A connection broken by a database restart is found before it is used.
+            options = {"pool_pre_ping": True, "pool_size": 10, "max_overflow": 20}
+        self.engine: AsyncEngine = create_async_engine(url, **options)
         if self.sqlite:
             event.listen(self.engine.sync_engine, "connect", _sqlite_connect)
             event.listen(self.engine.sync_engine, "begin", _sqlite_begin)
@@ -270,26 +330,36 @@ class Store:
         self.writer = self.engine.execution_options(writes=True)
         self.writes = async_sessionmaker(self.writer, expire_on_commit=False)
         #: SQLite has one writer at a time; in one process, writers queue here instead
-        #: of waiting on the file lock.
-        self._write = asyncio.Lock()
+        #: of waiting on the file lock. PostgreSQL takes writers side by side (row locks).
+        self._write: contextlib.AbstractAsyncContextManager[Any] = (
+            asyncio.Lock() if self.sqlite else contextlib.nullcontext()
+        )
 
+    @reachable
     async def open(self) -> None:
-        """Create or upgrade the schema (Alembic); refuse a database laid out differently."""
+        """Create or upgrade the schema (Alembic); refuse a database laid out differently.
+
+        On PostgreSQL an advisory lock makes processes that start together migrate one
+        after the other (the others then find the schema up to date)."""
         from sternhalma.server.migrations import upgrade
 
         async with self.writer.begin() as connection:
+            if self.postgres:
+                await connection.exec_driver_sql("SELECT pg_advisory_xact_lock(51474)")
             await connection.run_sync(upgrade, self.url)
 
     async def close(self) -> None:
         await self.engine.dispose()
 
     # -- tables ---------------------------------------------------------------------
+    @reachable
     async def create(self, table: StoredTable) -> None:
         """Insert a new table (version 0, no events yet)."""
         now = datetime.now(UTC)
         async with self._write, self.writes.begin() as session:
             session.add(TableRow(id=table.id, created_at=now, updated_at=now, **_columns(table)))
 
+    @reachable
     async def commit(
         self,
         table: StoredTable,
@@ -323,6 +393,7 @@ class Store:
                 return None
             return await self._rate(session, table.id, rated, now)
 
+    @reachable
     async def checkpoint(self, table_id: str, version: int, clock: StoredClock) -> bool:
         """Save a running clock without a new version (a crash then loses at most the
         time since the last checkpoint); False if the table has moved on."""
@@ -334,6 +405,7 @@ class Store:
             )
             return bool(getattr(written, "rowcount", 0) == 1)
 
+    @reachable
     async def load(self, table_id: str) -> StoredTable | None:
         async with self.sessions() as session:
             row = await session.get(TableRow, table_id)
@@ -351,6 +423,7 @@ class Store:
                 table.ratings = [_change(c) for c in changes]
             return table
 
+    @reachable
     async def events_since(
         self, table_id: str, since: int, limit: int = 100
     ) -> list[dict[str, Any]] | None:
@@ -369,6 +442,7 @@ class Store:
             return None
         return [{"v": row.version, "event": json.loads(row.data)} for row in rows]
 
+    @reachable
     async def open_tables(self, limit: int = 50) -> list[StoredTable]:
         """Online tables waiting for players, the most recently changed first."""
         async with self.sessions() as session:
@@ -382,6 +456,7 @@ class Store:
             ).all()
             return [_stored(row) for row in rows]
 
+    @reachable
     async def running_with_clock(self) -> list[str]:
         """Tables being played with a clock: the server watches them from its start."""
         async with self.sessions() as session:
@@ -395,7 +470,37 @@ class Store:
                 ).all()
             )
 
+    @reachable
+    async def versions(self, table_ids: list[str]) -> dict[str, int]:
+        """The stored version of each of ``table_ids`` (a process compares its copies)."""
+        if not table_ids:
+            return {}
+        async with self.sessions() as session:
+            rows = await session.execute(
+                select(TableRow.id, TableRow.version).where(TableRow.id.in_(table_ids))
+            )
+            return {row.id: row.version for row in rows}
+
+    @reachable
+    async def stalled_computer_tables(self, older_than: float) -> list[str]:
+        """Tables being played with a computer seat that nobody changed for ``older_than``
+        seconds: the process thinking for it may have gone away."""
+        before = datetime.now(UTC) - timedelta(seconds=older_than)
+        async with self.sessions() as session:
+            return list(
+                (
+                    await session.scalars(
+                        select(TableRow.id).where(
+                            TableRow.status == "playing",
+                            TableRow.seats.contains('"computer"'),
+                            TableRow.updated_at < before,
+                        )
+                    )
+                ).all()
+            )
+
     # -- players and ratings -----------------------------------------------------------
+    @reachable
     async def identify(self, nickname: str, secret: str | None) -> tuple[Player, str]:
         """The player whose identity is ``secret`` (renamed to ``nickname``), or a new one.
 
@@ -422,6 +527,7 @@ class Store:
             session.add(row)
             return Player(row.id, nickname), secret
 
+    @reachable
     async def ratings(self, category: str | None = None, limit: int = 100) -> dict[str, Any]:
         """Players by rating, per category (only categories with rated games)."""
         async with self.sessions() as session:

@@ -12,6 +12,16 @@ running table finds a flag even when nobody sends anything, and saves the
 clock every few seconds. While no server runs, no clock runs (docs/deploy.md).
 The computer thinks in a process pool and its move is shown after a short
 pause, so a person can follow it.
+
+Several processes (``cluster``: a Redis bus, docs/deploy.md) share every table.
+Each keeps a copy in memory: another process's event is applied to it as it
+arrives through the bus (a move or "thinking"; anything else, or a gap in the
+versions, drops the copy, which is then rebuilt from the database). The
+database's version check decides every race. A sweep every few seconds
+compares the copies with the database and sends its clients a ``sync`` when
+a message was lost, watches every running clock (so a flag falls when the
+process that started the game is gone) and takes over a computer's turn that
+nobody has played for ``takeover`` seconds.
 """
 
 from __future__ import annotations
@@ -38,10 +48,11 @@ from sternhalma.rules import find_variant
 from sternhalma.rules.base import Ruleset
 from sternhalma.rules.race import RaceRules
 from sternhalma.server import computer
-from sternhalma.server.bus import Bus, MemoryBus
+from sternhalma.server.bus import Bus, MemoryBus, RedisBus
 from sternhalma.server.protocol import TableError
 from sternhalma.server.seats import Seat, check_rated, parse_clock, parse_seats
 from sternhalma.server.store import (
+    DatabaseUnavailable,
     Player,
     RatedGame,
     Store,
@@ -474,6 +485,7 @@ class Tables:
         bus: Bus | None = None,
         now: TimeSource = monotonic_ms,
         checkpoint: float = 10.0,
+        takeover: float = 10.0,
     ) -> None:
         self.store = store
         self.pool = pool
@@ -487,6 +499,19 @@ class Tables:
         self._tasks: set[asyncio.Task[None]] = set()
         #: Connections here per table: connection key -> the seats it holds.
         self._viewers: dict[str, dict[int, list[int]]] = {}
+        #: Other processes share the tables (their events arrive through the bus).
+        self.cluster = isinstance(self.bus, RedisBus)
+        #: Seconds after which a computer's turn nobody played is taken over.
+        self.takeover = takeover
+        #: Tables whose computer seat thinks in this process now.
+        self._thinking: set[str] = set()
+        self._sweeper: asyncio.Task[None] | None = None
+        #: The newest version another process announced, per table.
+        self._heard: dict[str, int] = {}
+        self._unavailable = False
+        if isinstance(self.bus, RedisBus):
+            self.bus.observer = self._observe
+            self.bus.on_reconnect = self.sweep
 
     # -- creating and loading ------------------------------------------------------
     async def create(
@@ -565,6 +590,13 @@ class Tables:
         if table is not None:
             return table
         stored = await self.store.load(table_id)
+        # A read that began before another process's change arrived through the bus
+        # is read again (the change is saved before it is published).
+        for _ in range(25):
+            if stored is None or stored.version >= self._heard.get(table_id, 0):
+                break
+            await asyncio.sleep(0.02)
+            stored = await self.store.load(table_id)
         if stored is None:
             raise TableError("no-table", f"there is no table {table_id[:40]!r}")
         table = self.tables.get(table_id)  # loaded by another command meanwhile
@@ -572,7 +604,9 @@ class Tables:
             return table
         table = self._rebuild(stored)
         self.tables[table.id] = table
-        self._after_change(table)
+        # In a cluster the computer's turn belongs to the process that passed it the
+        # turn; the sweep takes it over only when nobody played it for a while.
+        self._after_change(table, computer=not self.cluster)
         return table
 
     def _rebuild(self, stored: StoredTable) -> Table:
@@ -600,13 +634,28 @@ class Tables:
             table.replay([Action.from_dict(a) for a in stored.actions])
             # The clock resumes with the time each seat had when it was last saved:
             # the time no server ran is charged to nobody (docs/deploy.md).
-            table.start_clock(stored.clock.banks if stored.clock else None)
+            table.start_clock(self._banks(stored))
         except SternhalmaError as error:
             raise TableError(
                 "broken-table", f"table {stored.id} cannot be restored: {error}"
             ) from None
         table.version = stored.version
         return table
+
+    def _banks(self, stored: StoredTable) -> list[int] | None:
+        """The clock's banks to resume with. In a cluster another process may have run
+        the clock until just now (it saves at least every ``checkpoint`` seconds): a
+        save younger than three checkpoints charges the seat to move the time since."""
+        clock = stored.clock
+        if clock is None:
+            return None
+        banks = list(clock.banks)
+        running = clock.running
+        if self.cluster and running is not None and stored.status == "playing":
+            elapsed = wall_ms() - clock.at
+            if 0 < elapsed <= 3 * self.checkpoint * 1000 and 0 <= running < len(banks):
+                banks[running] = max(0, banks[running] - elapsed)
+        return banks
 
     async def resume(self) -> None:
         """At start: load the tables whose clocks run, so flags fall without a visitor."""
@@ -884,6 +933,10 @@ class Tables:
         except VersionConflict:
             await self._forget(table)
             raise TableError("stale", "the game moved on; look at the board again") from None
+        except DatabaseUnavailable:
+            log.warning("table %s could not be saved: the database is unreachable", table.id)
+            await self._forget(table)
+            raise
         except Exception:
             log.exception("table %s could not be saved", table.id)
             await self._forget(table)
@@ -917,8 +970,8 @@ class Tables:
         task.add_done_callback(self._tasks.discard)
         return task
 
-    def _after_change(self, table: Table) -> None:
-        """Start the clock's watcher and the computer's turn when they are due."""
+    def _after_change(self, table: Table, *, computer: bool = True) -> None:
+        """Start the clock's watcher and (``computer``) the computer's turn when they are due."""
         if table.dropped:
             return
         running = table.game.clock is not None and table.status == "playing"
@@ -926,13 +979,15 @@ class Tables:
             table.watcher = self._spawn(self._watch_clock(table))
         game = table.game
         turn = game.turn
-        if table.status != "playing" or turn is None or table.thinking is not None:
+        if not computer or table.status != "playing" or turn is None or table.thinking is not None:
             return
         seat = table.seats[turn]
         if seat.kind != "computer" or seat.level is None:
             return
         table.thinking = turn
-        self._spawn(self._computer_turn(table, turn, seat.level, table.generation))
+        self._thinking.add(table.id)
+        task = self._spawn(self._computer_turn(table, turn, seat.level, table.generation))
+        task.add_done_callback(lambda _: self._thinking.discard(table.id))
 
     async def _computer_turn(self, table: Table, seat: int, level: str, generation: int) -> None:
         loop = asyncio.get_running_loop()
@@ -1007,9 +1062,132 @@ class Tables:
     def record(self, table: Table) -> str:
         return table.record()
 
+    # -- several processes ------------------------------------------------------------
+    def _observe(self, table_id: str, message: dict[str, Any]) -> None:
+        """Another process's message for a table: bring this process's copy up to date.
+
+        The next move or "thinking" is applied to the copy (the referee checks the move
+        again); anything else, a gap, or a copy busy with a command of its own drops
+        the copy, and the database's copy replaces it."""
+        table = self.tables.get(table_id)
+        version = message.get("v")
+        if message.get("type") == "presence" or not isinstance(version, int):
+            return
+        if version > self._heard.get(table_id, 0):
+            self._heard[table_id] = version
+        if table is None or version <= table.version:
+            return
+        event = message.get("event")
+        if (
+            message.get("type") == "event"
+            and isinstance(event, dict)
+            and version == table.version + 1
+            and not table.lock.locked()
+        ):
+            try:
+                if event.get("kind") == "move":
+                    rules = table.rules
+                    path = [rules.board.index(name) for name in event["path"]]
+                    table.thinking = None
+                    table.play(int(event["seat"]), rules.check_path(table.game.position, path))
+                elif event.get("kind") == "thinking":
+                    table.thinking = int(event["seat"])
+                else:
+                    raise LookupError(event.get("kind"))
+            except (SternhalmaError, GameError, LookupError, TypeError, ValueError):
+                pass
+            else:
+                table.version = version
+                table.changed.set()
+                return
+        self._drop(table)
+        self._spawn(self._reload(table_id))
+
+    def _drop(self, table: Table) -> None:
+        """Forget this process's copy (without telling anybody)."""
+        table.dropped = True
+        table.changed.set()
+        if self.tables.get(table.id) is table:
+            del self.tables[table.id]
+
+    async def _reload(self, table_id: str) -> None:
+        """Rebuild a dropped copy from the database (its clock is watched again)."""
+        with contextlib.suppress(SternhalmaError):
+            await self.get(table_id)
+
+    def start(self, interval: float) -> None:
+        """Sweep every ``interval`` seconds until ``close``."""
+
+        async def sweeping() -> None:
+            while True:
+                await asyncio.sleep(interval)
+                try:
+                    await self.sweep()
+                except Exception:
+                    log.exception("the sweep failed")
+
+        self._sweeper = asyncio.get_running_loop().create_task(sweeping())
+
+    async def sweep(self) -> None:
+        """Make good what another process or a lost message left undone: copies behind
+        the database are rebuilt and their viewers sent a ``sync`` with the events they
+        missed; every running clock is watched here too; a computer's turn nobody has
+        played for ``takeover`` seconds is played here (the version check decides if
+        two processes try)."""
+        try:
+            ids = sorted(set(self.tables) | set(self.bus.watched()))
+            stored = await self.store.versions(ids)
+            for table_id in ids:
+                table = self.tables.get(table_id)
+                version = stored.get(table_id)
+                if version is None or (
+                    table is not None and (table.version == version or table.lock.locked())
+                ):
+                    continue
+                await self._resync(table_id, table)
+            for table_id in await self.store.running_with_clock():
+                if table_id not in self.tables:
+                    await self._reload(table_id)
+            for table_id in await self.store.stalled_computer_tables(self.takeover):
+                if table_id in self._thinking:
+                    continue
+                table = await self.get(table_id)
+                if not table.lock.locked() and not table.dropped:
+                    table.thinking = None
+                    self._after_change(table)
+        except DatabaseUnavailable:
+            if not self._unavailable:
+                log.warning("the database is unreachable; the sweep waits for it")
+            self._unavailable = True
+            return
+        self._unavailable = False
+
+    async def _resync(self, table_id: str, table: Table | None) -> None:
+        """Rebuild the table from the database and send this process's viewers a sync
+        with the events after the version they were last sent."""
+        since = None
+        if table is not None:
+            since = table.version
+            self._drop(table)
+        try:
+            fresh = await self.get(table_id)
+        except TableError:
+            return
+        missed = None
+        if since is not None and since < fresh.version:
+            missed = await self.store.events_since(table_id, since)
+        self.bus.deliver(
+            table_id,
+            {"type": "sync", "v": fresh.version, "state": fresh.state(), "missed": missed},
+        )
+
     async def close(self) -> None:
         """Stop: every running clock is saved as it is now and so paused until the next
         start (docs/deploy.md "Time while the server is down")."""
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)

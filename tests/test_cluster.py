@@ -1,0 +1,217 @@
+"""Two `sternhalma serve` processes on one PostgreSQL and one Redis share every table.
+
+The services and the servers are real processes on 127.0.0.1 (tests/services.py);
+the players are scripted websocket clients. Nothing here measures time: waits
+have limits so that something that never comes fails the test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from services import Cluster, Player, moved, online_table, sit, start_cluster
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
+
+pytestmark = pytest.mark.timeout(240)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    running = start_cluster(tmp_path_factory.mktemp("cluster"))
+    try:
+        yield running
+    finally:
+        running.close()
+
+
+def stored_events(cluster: Cluster, table_id: str) -> list[tuple[int, str]]:
+    """The table's event log in PostgreSQL: (version, kind), oldest first."""
+
+    async def read() -> list[tuple[int, str]]:
+        engine = create_async_engine(cluster.postgres.url)
+        try:
+            async with engine.connect() as connection:
+                rows = await connection.execute(
+                    text("SELECT version, kind FROM table_events WHERE table_id = :id ORDER BY 1"),
+                    {"id": table_id},
+                )
+                return [(row[0], row[1]) for row in rows]
+        finally:
+            await engine.dispose()
+
+    result: list[list[tuple[int, str]]] = []
+    thread = threading.Thread(target=lambda: result.append(asyncio.run(read())))
+    thread.start()
+    thread.join()
+    return result[0]
+
+
+def seated_pair(cluster: Cluster, **options: Any) -> tuple[dict[str, Any], Player, Player]:
+    """An online classic-2 table created on A; its creator plays on A, the other on B."""
+    table = online_table(cluster.a, **options)
+    on_a = Player(cluster.a, table["id"], table["token"])
+    on_b = Player(cluster.b, table["id"])
+    sit(on_b, 1, "bram")
+    on_a.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "start")
+    return table, on_a, on_b
+
+
+def test_players_on_two_processes_play_one_game(cluster: Cluster) -> None:
+    table, on_a, on_b = seated_pair(cluster)
+    try:
+        assert on_b.state["status"] == "playing"
+        played = []
+        for ply in range(8):
+            mover, other, seat = (on_a, on_b, 0) if ply % 2 == 0 else (on_b, on_a, 1)
+            path = mover.state["legal"][0]
+            mover.move(seat, path)
+            seen = other.until(moved(seat))
+            # The other process's client gets the move with the state after it.
+            assert seen["event"]["path"] == path
+            assert seen["v"] == seen["state"]["v"]
+            mover.until_version(seen["v"])
+            played.append("-".join(path))
+        for player in (on_a, on_b):
+            assert [m["text"] for m in player.state["moves"]] == played
+        # Every client saw the versions in increasing order (never one twice, never back).
+        for player in (on_a, on_b):
+            versions = [m["v"] for m in player.seen if m["type"] == "event"]
+            assert versions == sorted(set(versions))
+        # Both processes serve the same table from the database.
+        assert [m["text"] for m in cluster.b.get(f"/api/tables/{table['id']}")["moves"]] == played
+        assert [m["text"] for m in cluster.a.get(f"/api/tables/{table['id']}")["moves"]] == played
+    finally:
+        on_a.close()
+        on_b.close()
+
+
+def test_the_same_move_sent_to_both_processes_at_once_is_played_once(cluster: Cluster) -> None:
+    """The creator's two windows (one on each process) send a move at the same moment:
+    the database's version check lets exactly one through, every round."""
+    table, on_a, on_b = seated_pair(cluster)
+    second_a = Player(cluster.a, table["id"], on_b.token)
+    second_b = Player(cluster.b, table["id"], table["token"])
+    try:
+        for _ in range(6):
+            white = on_a.state["legal"][0]
+            barrier = threading.Barrier(2)
+
+            def send(
+                player: Player, path: list[str], seat: int, barrier: threading.Barrier = barrier
+            ) -> None:
+                barrier.wait()
+                player.move(seat, path)
+
+            threads = [
+                threading.Thread(target=send, args=(on_a, white, 0)),
+                threading.Thread(target=send, args=(second_b, white, 0)),
+            ]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            after_white = on_b.until(moved(0))["v"]
+            on_a.until_version(after_white)
+            second_b.until_version(after_white)
+            black = on_b.state["legal"][0]
+            threads = [
+                threading.Thread(target=send, args=(on_b, black, 1)),
+                threading.Thread(target=send, args=(second_a, black, 1)),
+            ]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            after_black = on_a.until(moved(1))["v"]
+            for player in (on_b, second_a, second_b):
+                player.until_version(after_black)
+        moves = cluster.b.get(f"/api/tables/{table['id']}")["moves"]
+        assert len(moves) == 12
+        assert [m["seat"] for m in moves] == [0, 1] * 6
+        events = stored_events(cluster, table["id"])
+        assert [v for v, _ in events] == list(range(1, len(events) + 1))
+        assert sum(1 for _, kind in events if kind == "move") == 12
+        # The loser of each race (one per round) was told so, with the state to draw.
+        for player in (on_a, on_b, second_a, second_b):
+            player.drain()
+        refusals = [
+            m
+            for player in (on_a, on_b, second_a, second_b)
+            for m in player.seen
+            if m["type"] == "error"
+        ]
+        assert len(refusals) == 12, [m["code"] for m in refusals]
+        assert all(m["message"] and m["state"]["v"] >= 1 for m in refusals)
+    finally:
+        for player in (on_a, on_b, second_a, second_b):
+            player.close()
+
+
+def test_a_computer_seat_plays_on_when_its_process_is_gone(
+    tmp_path: Path, cluster: Cluster
+) -> None:
+    """The process that passed the turn to the computer dies while it thinks: the
+    other process takes the turn over and the computer moves."""
+    from services import Server
+
+    spare = Server(cluster.postgres.url, cluster.redis.url, tmp_path / "spare.log")
+    spare.start()
+    table = spare.post(
+        "/api/tables",
+        {
+            "variant": "classic-2",
+            "seats": [{"kind": "online"}, {"kind": "computer", "level": "easy"}],
+            "nickname": "ayse",
+        },
+    )
+    on_spare = Player(spare, table["id"], table["token"])
+    watcher = Player(cluster.a, table["id"])
+    try:
+        on_spare.move(0, on_spare.state["legal"][0])
+        on_spare.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "thinking")
+        spare.kill()  # within the computer's 0.6 s pause: its move was never saved
+        answer = watcher.until(moved(1), timeout=60)
+        assert answer["state"]["turn"] == 0
+        assert [m["seat"] for m in answer["state"]["moves"]] == [0, 1]
+        # The player reconnects to the surviving process and plays on.
+        back = Player(cluster.a, table["id"], table["token"], since=on_spare.state["v"])
+        assert back.welcome["seats"] == [0]
+        back.move(0, back.state["legal"][0])
+        back.until(moved(1), timeout=60)
+        back.close()
+    finally:
+        on_spare.close()
+        watcher.close()
+        spare.kill()
+
+
+def test_a_flag_falls_when_the_process_that_started_the_clock_is_gone(
+    tmp_path: Path, cluster: Cluster
+) -> None:
+    from services import Server
+
+    spare = Server(cluster.postgres.url, cluster.redis.url, tmp_path / "spare.log")
+    spare.start()
+    table = online_table(cluster.a, clock="0.1+0")  # 6 seconds each
+    on_a = Player(cluster.a, table["id"], table["token"])
+    on_spare = Player(spare, table["id"])
+    try:
+        sit(on_spare, 1, "bram")  # the spare process starts the game and its clock
+        on_a.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "start")
+        spare.kill()
+        flag = on_a.until(
+            lambda m: m["type"] == "event" and m["event"]["kind"] == "flag", timeout=60
+        )
+        assert flag["event"]["seat"] == 0
+        assert flag["state"]["result"]["ending"] == "flag"
+        assert flag["state"]["clock"]["remaining"][0] == 0
+    finally:
+        on_a.close()
+        on_spare.close()
+        spare.kill()
