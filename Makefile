@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup run test lint browser clean
+.PHONY: setup run test lint browser services clean
 
 $(BIN)/sternhalma: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,7 +28,14 @@ browser:
 		apt-get update && apt-get install -y --no-install-recommends chromium; \
 	fi
 
-test: lint browser
+# The cluster and fault tests start PostgreSQL 15 (Debian's /usr/lib/postgresql/15/bin)
+# and redis-server on 127.0.0.1 themselves (tests/services.py) and stop them afterwards.
+services:
+	@if ! command -v redis-server >/dev/null; then \
+		apt-get update && apt-get install -y --no-install-recommends redis-server; \
+	fi
+
+test: lint browser services
 	$(BIN)/pytest
 
 clean:

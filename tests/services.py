@@ -134,10 +134,15 @@ class Postgres:
         raise ServiceError("PostgreSQL does not accept connections")
 
     def stop(self) -> None:
-        """A fast shutdown (SIGINT): clients are disconnected at once."""
+        """A fast shutdown: clients are disconnected at once. (Through pg_ctl: a signal
+        to ``runuser`` would not reach the server.)"""
         if self.process is None:
             return
-        self.process.send_signal(signal.SIGINT)
+        subprocess.run(
+            _as_postgres([str(PG_BIN / "pg_ctl"), "-D", str(self.data), "stop", "-m", "fast"]),
+            capture_output=True,
+            timeout=60,
+        )
         try:
             self.process.wait(timeout=30)
         except subprocess.TimeoutExpired:
