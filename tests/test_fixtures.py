@@ -1,31 +1,28 @@
-"""Legal-move fixtures of every star variant (tests/data), checked two ways."""
+"""Legal-move fixtures (tests/data, written by make_fixtures.py), checked two ways.
+
+The engine must give exactly the listed moves, and an independent reading of
+the rules must agree with them (the star race here; capture and Halma in
+test_halma_capture_fixtures.py).
+"""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
+from make_fixtures import FIXTURES, load
 from reference import legal_pairs
 
 from sternhalma.notation import position_from_dict
 from sternhalma.rules import VARIANTS
 from sternhalma.rules.race import RaceRules
 
-DATA = Path(__file__).parent / "data"
 STAR = [v.id for v in VARIANTS.values() if v.game == "chinese-checkers"]
 
 
-def load(variant: str) -> list[dict[str, object]]:
-    entries = json.loads((DATA / f"{variant}.json").read_text())
-    assert len(entries) >= 2, "a start and at least one mid-game position"
-    return list(entries)
-
-
-@pytest.mark.parametrize("variant", STAR)
+@pytest.mark.parametrize("variant", FIXTURES)
 def test_engine_gives_the_fixture_moves(variant: str) -> None:
     for entry in load(variant):
         position = position_from_dict(entry["position"])
+        assert position.rules is VARIANTS[variant]
         moves = sorted(position.rules.format_move(m) for m in position.rules.legal_moves(position))
         assert moves == entry["moves"], entry["name"]
 

@@ -4,27 +4,18 @@ Each ``tests/data/<variant>.json`` holds positions (the start and mid-game
 positions) with their full sorted legal-move lists. The engine must give
 exactly those lists, and an independent, slow reading of RULES.md §2 and §3
 below (coordinates and sets, nothing from the engine) must agree with them.
-Regenerate with ``python tests/test_halma_capture_fixtures.py``.
+The fixtures are written by ``python tests/make_fixtures.py``; the engine is
+checked against them in test_fixtures.py.
 """
 
 from __future__ import annotations
 
-import json
-import random
-from pathlib import Path
-from typing import Any
-
 import pytest
+from make_fixtures import CAPTURE_FIXTURES, load
 
-from sternhalma.benchmark import sample_positions
-from sternhalma.notation import position_from_dict, position_to_dict
-from sternhalma.position import Position
-from sternhalma.rules import find_variant
-from sternhalma.rules.capture import CaptureRules
+from sternhalma.notation import position_from_dict
 from sternhalma.rules.race import RaceRules
 
-DATA = Path(__file__).parent / "data"
-CAPTURE_FIXTURES = ["capture-2", "capture-5", "capture-2-longjump", "capture-6-longjump"]
 HALMA_FIXTURES = ["halma-2", "halma-4"]
 
 Cell = tuple[int, int]
@@ -117,67 +108,7 @@ def halma_pairs(marbles: dict[str, list[str]], colour: str, goal: set[str]) -> s
     return pairs
 
 
-# -- making the fixtures ----------------------------------------------------------------------
-def capture_positions(variant: str) -> list[tuple[str, Position]]:
-    """The start and three seeded mid-game positions with a listable number of chains."""
-    rules = find_variant(variant)
-    assert isinstance(rules, CaptureRules)
-    rng = random.Random(f"fixtures:{variant}")
-    found = [("start", rules.initial())]
-    while len(found) < 4:
-        position = rules.initial()
-        for _ in range(rng.randint(3, 20)):
-            if not rules.has_move(position):
-                break
-            position = rules.apply_unchecked(position, rng.choice(rules.distinct_moves(position)))
-        if 10 <= rules.count_moves(position) <= 400:
-            found.append((f"mid-game {len(found)}", position))
-    return found
-
-
-def entries(variant: str) -> list[dict[str, Any]]:
-    rules = find_variant(variant)
-    if rules.game == "capture":
-        positions = capture_positions(variant)
-    else:
-        positions = [("start", rules.initial())]
-        positions += [
-            (f"mid-game {i + 1}", p) for i, p in enumerate(sample_positions(rules, 3, seed=7))
-        ]
-    return [
-        {
-            "name": label,
-            "position": position_to_dict(position),
-            "moves": sorted(rules.format_move(m) for m in rules.legal_moves(position)),
-        }
-        for label, position in positions
-    ]
-
-
-def main() -> None:
-    for variant in CAPTURE_FIXTURES + HALMA_FIXTURES:
-        path = DATA / f"{variant}.json"
-        lines = ",\n".join(json.dumps(entry) for entry in entries(variant))
-        path.write_text(f"[\n{lines}\n]\n")
-        print("wrote", path)
-
-
 # -- the tests ------------------------------------------------------------------------------------
-def load(variant: str) -> list[dict[str, Any]]:
-    loaded: list[dict[str, Any]] = json.loads((DATA / f"{variant}.json").read_text())
-    assert len(loaded) >= 2, "a start and at least one mid-game position"
-    return loaded
-
-
-@pytest.mark.parametrize("variant", CAPTURE_FIXTURES + HALMA_FIXTURES)
-def test_engine_gives_the_fixture_moves(variant: str) -> None:
-    for entry in load(variant):
-        position = position_from_dict(entry["position"])
-        assert position.rules is find_variant(variant)
-        moves = sorted(position.rules.format_move(m) for m in position.rules.legal_moves(position))
-        assert moves == entry["moves"], entry["name"]
-
-
 @pytest.mark.parametrize("variant", CAPTURE_FIXTURES)
 def test_capture_fixtures_agree_with_an_independent_reading(variant: str) -> None:
     for entry in load(variant):
@@ -200,7 +131,3 @@ def test_halma_fixtures_agree_with_an_independent_reading(variant: str) -> None:
         assert len(pairs) == len(entry["moves"])  # one move per (start, end)
         for text in entry["moves"]:
             rules.parse_move(position, text)  # every listed path is legal hop by hop
-
-
-if __name__ == "__main__":
-    main()
