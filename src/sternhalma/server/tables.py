@@ -1077,12 +1077,25 @@ class Tables:
             self._heard[table_id] = version
         if table is None or version <= table.version:
             return
+        if table.lock.locked():
+            # A command of this process is under way: apply after it (in arrival order).
+            self._spawn(self._observe_later(table, message))
+            return
+        self._apply(table, message, version)
+
+    async def _observe_later(self, table: Table, message: dict[str, Any]) -> None:
+        async with table.lock:
+            version = message["v"]
+            if not table.dropped and version > table.version:
+                self._apply(table, message, version)
+
+    def _apply(self, table: Table, message: dict[str, Any], version: int) -> None:
+        """Apply the next move or "thinking" to the copy; drop it for anything else."""
         event = message.get("event")
         if (
             message.get("type") == "event"
             and isinstance(event, dict)
             and version == table.version + 1
-            and not table.lock.locked()
         ):
             try:
                 if event.get("kind") == "move":
@@ -1101,7 +1114,7 @@ class Tables:
                 table.changed.set()
                 return
         self._drop(table)
-        self._spawn(self._reload(table_id))
+        self._spawn(self._reload(table.id))
 
     def _drop(self, table: Table) -> None:
         """Forget this process's copy (without telling anybody)."""
