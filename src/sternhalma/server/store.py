@@ -47,6 +47,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    bindparam,
     event,
     inspect,
     select,
@@ -373,25 +374,25 @@ class Store:
         still ``expected``; VersionConflict otherwise. Returns the rating changes by seat
         when ``rated`` names a finished rated game."""
         now = datetime.now(UTC)
-        # Core statements on one connection: this runs for every move, and the ORM's
-        # unit of work cost several times the database's own work here.
-        tables, events = _TABLES, _EVENTS
+        # Core statements built once, on one connection: this runs for every move, and
+        # the ORM's unit of work (and building the statement) cost several times the
+        # database's own work here.
         async with self._write, self.writer.begin() as connection:
             written = await connection.execute(
-                tables.update()
-                .where(tables.c.id == table.id, tables.c.version == expected)
-                .values(updated_at=now, **_columns(table))
+                _SAVE_TABLE,
+                {"_id": table.id, "_expected": expected, "updated_at": now, **_columns(table)},
             )
             if written.rowcount != 1:
                 raise VersionConflict(f"table {table.id} changed since version {expected}")
             await connection.execute(
-                events.insert().values(
-                    table_id=table.id,
-                    version=table.version,
-                    kind=str(change.get("kind", "")),
-                    data=json.dumps(change),
-                    at=now,
-                )
+                _ADD_EVENT,
+                {
+                    "table_id": table.id,
+                    "version": table.version,
+                    "kind": str(change.get("kind", "")),
+                    "data": json.dumps(change),
+                    "at": now,
+                },
             )
             if rated is None:
                 return None
@@ -600,7 +601,13 @@ class Store:
 
 #: The Core tables behind the rows (for the statements every move runs).
 _TABLES = cast(Table, TableRow.__table__)
-_EVENTS = cast(Table, EventRow.__table__)
+#: A table's new columns, if its stored version is still the expected one.
+_SAVE_TABLE = (
+    _TABLES.update()
+    .where(_TABLES.c.id == bindparam("_id"), _TABLES.c.version == bindparam("_expected"))
+    .values({c.name: bindparam(c.name) for c in _TABLES.c if c.name not in ("id", "created_at")})
+)
+_ADD_EVENT = cast(Table, EventRow.__table__).insert()
 
 
 def _change(row: RatingChangeRow) -> dict[str, Any]:
