@@ -334,7 +334,9 @@ class Player:
         return self.state
 
     def move(self, seat: int, path: list[str]) -> None:
-        self.send({"type": "move", "seat": seat, "path": path})
+        """Send a move made on the version this player has seen, as the browser does
+        (a late or repeated one is then refused as stale instead of played again)."""
+        self.send({"type": "move", "seat": seat, "path": path, "v": self.state.get("v")})
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
