@@ -20,8 +20,9 @@ from sternhalma.players.base import DEADLINE_MARGIN, Player
 from sternhalma.players.capture import CaptureSearch
 from sternhalma.players.evaluate import CROWD_WEIGHTS, DEFAULT_WEIGHTS, RaceWeights
 from sternhalma.players.race import RaceSearch
+from sternhalma.players.rows import row_table
 from sternhalma.players.search import Limits
-from sternhalma.position import Move
+from sternhalma.position import Move, Position
 from sternhalma.rules.race import RaceRules
 
 if TYPE_CHECKING:
@@ -112,7 +113,7 @@ class HardPlayer(Player):
         nodes = self.nodes or max(1, int(seconds * rate))
         limits = Limits.of(nodes, seconds)
         # The seed decides the order among moves the search finds equal.
-        options = list(options)
+        options = _sensible(game, seat, options)
         rng.shuffle(options)
         rules = game.rules
         search: RaceSearch | CaptureSearch
@@ -138,6 +139,102 @@ class HardPlayer(Player):
         move = search.choose(game.position, options)
         self.last = SearchInfo(search.mode, search.depth_reached, limits.used)
         return move
+
+
+def _sensible(game: Game, seat: int, options: list[Move]) -> list[Move]:
+    """The options without those that throw away a won game (while others exist).
+
+    Where nothing lets a rival leave our goal (Halma: no anti-blocking rule), a
+    rival piece walled in there keeps us from ever finishing: never close its
+    last way out. Where a threefold repetition is a draw (Halma), a player ahead never
+    repeats a position the third time: the round limit ranks it first.
+    """
+    rules = game.rules
+    if not isinstance(rules, RaceRules) or rules.anti_blocking:
+        return list(options)
+    kept = [move for move in options if not _walls_in(rules, game.position, seat, move)]
+    if rules.repetition_is_draw and _ahead(rules, game.position, seat, game.in_play):
+        seen = _occurrences(game)
+        fresh = [m for m in kept if seen.get(_key(rules.apply_unchecked(game.position, m))) != 2]
+        kept = fresh or kept
+    return kept or list(options)
+
+
+def _walls_in(rules: RaceRules, position: Position, seat: int, move: Move) -> bool:
+    """Whether ``move`` closes the way out of our goal for a rival piece standing in it.
+
+    Closed: the piece had a move forward (to a higher row of its own) and has
+    none after ours, or it can no longer get out at all, however many moves it
+    makes with everything else standing still.
+    """
+    after = rules.apply_unchecked(position, move)
+    goal = rules.goals[seat]
+    for rival, pieces in enumerate(after.marbles):
+        if rival == seat:
+            continue
+        for hole in bits(pieces & goal):
+            if _forward(rules, position, rival, hole) and not _forward(rules, after, rival, hole):
+                return True
+            if not _can_leave(rules, after, rival, hole, goal):
+                return True
+    return False
+
+
+def _forward(rules: RaceRules, position: Position, seat: int, hole: int) -> bool:
+    """Whether ``seat``'s piece on ``hole`` has a move to a higher row of its own."""
+    rows = row_table(rules)[seat]
+    return any(rows[m[-1]] > rows[hole] for m in rules.moves_of(position, seat, 1 << hole))
+
+
+def _can_leave(rules: RaceRules, position: Position, seat: int, hole: int, area: int) -> bool:
+    """Whether ``seat``'s piece on ``hole`` can reach a hole outside ``area`` in some moves."""
+    others = list(position.marbles)
+    others[seat] &= ~(1 << hole)
+    seen = 1 << hole
+    frontier = [hole]
+    for here in frontier:
+        marbles = list(others)
+        marbles[seat] |= 1 << here
+        moved = Position(rules, seat, tuple(marbles))
+        for step in rules.moves_of(moved, seat, 1 << here):
+            end = 1 << step[-1]
+            if not area & end:
+                return True
+            if not seen & end:
+                seen |= end
+                frontier.append(step[-1])
+    return False
+
+
+def _ahead(rules: RaceRules, position: Position, seat: int, in_play: list[int]) -> bool:
+    ours = rules.standing(position, seat)
+    return all(ours > rules.standing(position, s) for s in in_play if s != seat)
+
+
+def _key(position: Position) -> tuple[tuple[int, ...], int]:
+    """A position as the referee counts repetitions: the marbles and who moves next."""
+    return position.marbles, position.turn
+
+
+def _occurrences(game: Game) -> dict[tuple[tuple[int, ...], int], int]:
+    """How often each position has stood in ``game`` so far, the start included.
+
+    Replays the turns; a pass moves nothing, so the position counts once, for
+    the seat that really moves next (as the referee counts it).
+    """
+    rules = game.rules
+    marbles = game.start.marbles
+    movers = [turn.seat for turn in game.turns if turn.move is not None]
+    counts = {(marbles, movers[0] if movers else game.start.turn): 1}
+    played = [turn for turn in game.turns if turn.move is not None]
+    for index, turn in enumerate(played):
+        assert turn.move is not None
+        marbles = rules.apply_unchecked(Position(rules, turn.seat, marbles), turn.move).marbles
+        following = movers[index + 1] if index + 1 < len(movers) else game.turn
+        if following is not None:
+            key = (marbles, following)
+            counts[key] = counts.get(key, 0) + 1
+    return counts
 
 
 @cache
