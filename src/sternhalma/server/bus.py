@@ -27,6 +27,30 @@ log = logging.getLogger(__name__)
 Listener = Callable[[dict[str, Any]], None]
 
 
+class Shared(dict[str, Any]):
+    """A message handed to every listener of a table: its JSON text is made once, by
+    the first connection that sends it, instead of once per recipient."""
+
+    __slots__ = ("_text",)
+
+    def text(self) -> str:
+        try:
+            return self._text
+        except AttributeError:
+            self._text: str = _dumps(self)
+            return self._text
+
+
+def encode(message: dict[str, Any]) -> str:
+    """The JSON text sent for ``message`` (made once for a shared message)."""
+    return message.text() if isinstance(message, Shared) else _dumps(message)
+
+
+def _dumps(message: dict[str, Any]) -> str:
+    """Compact JSON, as Starlette's send_json makes it."""
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+
+
 class Bus(Protocol):
     def subscribe(self, table_id: str, listener: Listener) -> Callable[[], None]:
         """Deliver the table's messages to ``listener`` until the returned function is called."""
@@ -82,8 +106,12 @@ class MemoryBus:
 
     def deliver(self, table_id: str, message: dict[str, Any]) -> None:
         """Hand ``message`` to this process's listeners of the table."""
-        for listener in list(self._listeners.get(table_id, {}).values()):
-            listener(message)
+        listeners = self._listeners.get(table_id)
+        if not listeners:
+            return
+        shared = message if isinstance(message, Shared) else Shared(message)
+        for listener in list(listeners.values()):
+            listener(shared)
 
 
 #: What a process does with a message another process published, before its own
@@ -150,10 +178,11 @@ class RedisBus:
         self.local.deliver(table_id, message)
 
     async def publish(self, table_id: str, message: dict[str, Any]) -> None:
-        await self.local.publish(table_id, message)
+        shared = Shared(message)
+        await self.local.publish(table_id, shared)
         from redis.exceptions import RedisError
 
-        data = json.dumps({"o": self.origin, "m": message}, separators=(",", ":"))
+        data = f'{{"o":{json.dumps(self.origin)},"m":{shared.text()}}}'
         try:
             await self.redis.publish(CHANNEL + table_id, data)
         except (RedisError, OSError) as error:

@@ -17,6 +17,7 @@ from typing import Any
 from fastapi import WebSocket, WebSocketDisconnect
 
 from sternhalma.errors import SternhalmaError
+from sternhalma.server.bus import encode
 from sternhalma.server.protocol import (
     PROTOCOL_VERSION,
     Hello,
@@ -132,12 +133,12 @@ class Connection:
         """Send what is queued before closing."""
         while not self.outbox.empty():
             with contextlib.suppress(Exception):
-                await self.websocket.send_json(self.outbox.get_nowait())
+                await self.websocket.send_text(encode(self.outbox.get_nowait()))
 
     async def _send_loop(self) -> None:
         while True:
             message = await self.outbox.get()
-            await self.websocket.send_json(message)
+            await self.websocket.send_text(encode(message))
 
     async def _handle(self, text: str | bytes | None) -> None:
         try:
