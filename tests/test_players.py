@@ -306,3 +306,93 @@ def test_hard_plays_capture_to_win_the_captures() -> None:
     assert game.result is not None
     hard_seat = next(s for s, p in seats.items() if p is hard)
     assert game.result.places[hard_seat] == 1
+
+
+# -- Hard's search against the engine and against plain minimax ------------------------
+
+
+@pytest.mark.parametrize("variant", [v for v, r in VARIANTS.items() if isinstance(r, RaceRules)])
+def test_the_search_generates_exactly_the_engines_moves(variant: str) -> None:
+    from sternhalma.players.race import RaceSearch, unpack
+    from sternhalma.players.search import Limits
+
+    rules = find_variant(variant)
+    assert isinstance(rules, RaceRules)
+    for start in sample_positions(rules, 8, seed=12):
+        for seat in range(rules.players):
+            search = RaceSearch(rules, seat, range(rules.players), Limits.of(1, None))
+            found = sorted(unpack(key) for key in search.targets(start.marbles, seat))
+            engine = sorted(m.key for m in rules.moves_of(start, seat, start.marbles[seat]))
+            assert found == engine
+
+
+def test_alpha_beta_finds_the_minimax_value() -> None:
+    from sternhalma.players.race import RaceSearch, unpack
+    from sternhalma.players.search import Limits
+
+    rules = find_variant("classic-2")
+    assert isinstance(rules, RaceRules)
+    search = RaceSearch(rules, 0, (0, 1), Limits.of(10**9, None), breadth=999, reply_breadth=999)
+    evaluation = search.evaluation
+
+    def value(marbles: tuple[int, ...], seat: int) -> int:
+        return evaluation.value(seat, *evaluation.sums(seat, marbles[seat]))
+
+    def minimax(marbles: tuple[int, ...], turn: int, depth: int) -> int:
+        other = 1 - turn
+        if depth == 0:
+            return value(marbles, other) - value(marbles, turn)
+        best = None
+        for start, end in (unpack(k) for k in search.targets(marbles, turn)):
+            after = list(marbles)
+            after[turn] ^= (1 << start) | (1 << end)
+            score = -minimax(tuple(after), other, depth - 1)
+            best = score if best is None else max(best, score)
+        assert best is not None
+        return best
+
+    for start in sample_positions(rules, 3, seed=8):
+        turn = start.turn
+        search.me, search.rivals = turn, (1 - turn,)
+        sums = tuple(x for s in (0, 1) for x in evaluation.sums(s, start.marbles[s]))
+        for depth in (1, 2, 3):
+            search.tt.clear()
+            best, _ = search._negamax_root(
+                start.marbles, sums, search.targets(start.marbles, turn), depth
+            )
+            after = list(start.marbles)
+            begin, end = unpack(best)
+            after[turn] ^= (1 << begin) | (1 << end)
+            chosen = -minimax(tuple(after), 1 - turn, depth - 1)
+            assert chosen == minimax(start.marbles, turn, depth)
+
+
+# -- Hard in Halma: no anti-blocking rule, repetition is a draw --------------------------
+
+
+def test_hard_never_shuts_a_rival_piece_in_its_goal() -> None:
+    from sternhalma.players.hard import _sensible
+
+    # Black's a16 stands in white's goal; its only way forward is the step to b16.
+    start = position("halma-2", "white", white="a15 b15 a14 c14 c16 c15 h8", black="a16 p8")
+    game = Game(start.rules, start=start)
+    moves = start.rules.legal_moves(start)
+    shut = start.rules.parse_move(start, "c15-b16")
+    assert shut in moves
+    kept = _sensible(game, 0, moves)
+    assert shut not in kept and len(kept) == len(moves) - 1
+    assert HardPlayer(0, nodes=300).choose(game) != shut
+
+
+def test_hard_ahead_in_halma_does_not_repeat_a_position_a_third_time() -> None:
+    from sternhalma.players.hard import _sensible
+
+    # White has two pieces in its goal, black none: at the round limit white is ranked first.
+    start = position("halma-2", "black", white="a16 b16 h8", black="c3")
+    game = Game(start.rules, start=start)
+    for text in ["c3-c4", "h8-h9", "c4-c3", "h9-h8", "c3-c4", "h8-h9", "c4-c3"]:
+        game.play(text)
+    back = start.rules.parse_move(game.position, "h9-h8")  # the start position, a third time
+    moves = start.rules.legal_moves(game.position)
+    assert back in moves and back not in _sensible(game, 0, moves)
+    assert HardPlayer(0, nodes=300).choose(game) != back

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
 #: Seconds a move when the caller gives no budget.
 DEFAULT_BUDGET = 1.0
+#: The part of the budget the search itself may use.
+SEARCH_SHARE = 0.9
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,7 @@ class HardSettings:
     #: Search nodes per second of budget, by game: about what this machine searches
     #: in two thirds of that time (a capture node lists every chain, a Halma node
     #: moves 19 pieces in 8 directions, a star node 10 marbles in 6).
-    nodes_per_second: int = 25_000
+    nodes_per_second: int = 20_000
     halma_nodes_per_second: int = 9_000
     capture_nodes_per_second: int = 5_000
     #: Own moves kept at inner nodes (race).
@@ -111,7 +113,9 @@ class HardPlayer(Player):
             "capture": settings.capture_nodes_per_second,
         }.get(game.rules.game, settings.nodes_per_second)
         nodes = self.nodes or max(1, int(seconds * rate))
-        limits = Limits.of(nodes, seconds)
+        # The clock stops the search a little early: choosing the options, setting
+        # up and answering also take time, and the whole move must fit the budget.
+        limits = Limits.of(nodes, SEARCH_SHARE * seconds)
         # The seed decides the order among moves the search finds equal.
         options = _sensible(game, seat, options)
         rng.shuffle(options)
