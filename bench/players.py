@@ -106,7 +106,9 @@ def run(name: str, args: argparse.Namespace) -> None:
         budget = f"{args.nodes} nodes a move"
     print(f"== {name}: {scenario.variant}, {' vs '.join(scenario.levels)}, {len(reports)} games")
     print(f"   target: {scenario.target}")
-    print(f"   Hard: {budget}; settings {settings or HardSettings()}; {elapsed:.0f} s wall")
+    if "hard" in scenario.levels:
+        print(f"   Hard: {budget}; settings {settings or HardSettings()}")
+    print(f"   {elapsed:.0f} s wall, --jobs {args.jobs}, --seed {args.seed}")
     for standing in match.standings(reports, levels)[:2]:
         moves = standing.finish_moves
         finish = (

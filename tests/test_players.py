@@ -285,7 +285,7 @@ def test_hard_climbs_the_ladder() -> None:
 def test_hard_beats_medium_in_a_short_match() -> None:
     from sternhalma import match
 
-    tasks = match.plan("classic-2", ["hard", "medium"], 2, seed=3, nodes=1500, budget=10.0)
+    tasks = match.plan("classic-2", ["hard", "medium"], 2, seed=3, nodes=600, budget=10.0)
     reports = match.run(tasks)
     assert all(report.winners == (0,) for report in reports)
     moves = [report.moves[report.seat_of(0)] for report in reports]
@@ -351,11 +351,11 @@ def test_alpha_beta_finds_the_minimax_value() -> None:
         assert best is not None
         return best
 
-    for start in sample_positions(rules, 3, seed=8):
+    for index, start in enumerate(sample_positions(rules, 3, seed=8)):
         turn = start.turn
         search.me, search.rivals = turn, (1 - turn,)
         sums = tuple(x for s in (0, 1) for x in evaluation.sums(s, start.marbles[s]))
-        for depth in (1, 2, 3):
+        for depth in (1, 2, 3) if index == 0 else (1, 2):
             search.tt.clear()
             best, _ = search._negamax_root(
                 start.marbles, sums, search.targets(start.marbles, turn), depth
