@@ -103,3 +103,38 @@ def test_text_forms_round_trip(seed: int, n: int, variant: str) -> None:
     assert position_from_json(position_to_json(position)) == position
     for move in rules.legal_moves(position):
         assert rules.parse_move(position, rules.format_move(move)) == move
+
+
+def walled_in(rules: Ruleset, seed: int) -> Position:
+    """One seat's marbles in a clump with the others packed round it: a position where
+    that seat can often only jump, or cannot move at all."""
+    rng = random.Random(seed)
+    neighbours = rules.board.neighbours
+    counts = [bin(m).count("1") for m in rules.initial().marbles]
+    seat = rng.randrange(len(counts))
+    clump = [rng.randrange(rules.board.size)]
+    while len(clump) < counts[seat]:
+        clump.append(rng.choice([n for h in clump for n in neighbours[h] if n not in clump]))
+    rings: list[list[int]] = []
+    taken = set(clump)
+    for _ in range(2):
+        ring = sorted({n for h in (rings[-1] if rings else clump) for n in neighbours[h]} - taken)
+        rng.shuffle(ring)
+        rings.append(ring)
+        taken |= set(ring)
+    rest = [h for h in range(rules.board.size) if h not in taken]
+    rng.shuffle(rest)
+    blockers = iter([*rings[0], *rings[1], *rest])
+    marbles = [
+        sum(1 << h for h in clump) if s == seat else sum(1 << next(blockers) for _ in range(count))
+        for s, count in enumerate(counts)
+    ]
+    return Position(rules, seat, tuple(marbles))
+
+
+@given(seeds, st.sampled_from(["classic-3", "classic-4", "halma-4", "longjump-6"]))
+def test_has_move_says_whether_there_are_legal_moves(seed: int, variant: str) -> None:
+    """The referee's quick answer (a free step, else the full list) agrees with the list."""
+    rules = find_variant(variant)
+    position = walled_in(rules, seed)
+    assert rules.has_move(position) == bool(rules.legal_moves(position))

@@ -56,6 +56,10 @@ class RaceRules(Ruleset):
         self._steps: tuple[tuple[tuple[int, Move], ...], ...] = tuple(
             tuple((1 << n, Move((h, n))) for n in board.neighbours[h]) for h in range(board.size)
         )
+        #: _neighbourhood[h]: the holes one step from h, as a bit mask.
+        self._neighbourhood: tuple[int, ...] = tuple(
+            sum(1 << n for n in board.neighbours[h]) for h in range(board.size)
+        )
 
     def initial(self) -> Position:
         return Position(self, 0, self.homes)
@@ -64,6 +68,21 @@ class RaceRules(Ruleset):
     def legal_moves(self, position: Position) -> list[Move]:
         seat = position.turn
         return self.moves_of(position, seat, position.marbles[seat])
+
+    def has_move(self, position: Position) -> bool:
+        """Whether the seat to move can move. The referee asks this after every move for
+        every seat, so a free step (nearly always there) answers without listing moves."""
+        seat = position.turn
+        free = ~position.occupied
+        goal = self.goals[seat]
+        may_end = self.may_end[seat]
+        marbles = position.marbles[seat]
+        while marbles:
+            low = marbles & -marbles
+            marbles ^= low
+            if free & (goal if goal & low else may_end) & self._neighbourhood[low.bit_length() - 1]:
+                return True
+        return bool(self.legal_moves(position))
 
     def moves_of(self, position: Position, seat: int, marbles: int) -> list[Move]:
         """The legal moves of ``seat``'s marbles in ``marbles`` (a subset of its own)."""
