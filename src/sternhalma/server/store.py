@@ -32,6 +32,7 @@ import json
 import secrets
 import time
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -48,20 +49,20 @@ from sqlalchemy import (
     Table,
     Text,
     bindparam,
+    create_engine,
     event,
     inspect,
     select,
     update,
 )
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
-    AsyncSession,
     async_sessionmaker,
     create_async_engine,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
 from sternhalma.errors import SternhalmaError
 from sternhalma.rating import START_RATING, rating_changes
@@ -298,6 +299,17 @@ class RatedGame:
     places: tuple[int, ...]
 
 
+@dataclass
+class _Commit:
+    """A commit waiting for the next SQLite transaction (Store._write_batches)."""
+
+    table: StoredTable
+    change: dict[str, Any]
+    expected: int
+    rated: RatedGame | None
+    outcome: asyncio.Future[list[dict[str, Any]] | None]
+
+
 def database_url(value: str) -> str:
     """An async SQLAlchemy URL from ``--database-url``: a URL, or a path to an SQLite file."""
     text = value.strip()
@@ -336,6 +348,17 @@ class Store:
         self._write: contextlib.AbstractAsyncContextManager[Any] = (
             asyncio.Lock() if self.sqlite else contextlib.nullcontext()
         )
+        #: SQLite file: moves are committed in groups by one writer thread, on a plain
+        #: (synchronous) engine: one trip to the thread a group instead of one a statement.
+        self._batch_engine: Engine | None = None
+        self._batch_thread = ThreadPoolExecutor(1, thread_name_prefix="sternhalma-commit")
+        self._batch: list[_Commit] = []
+        self._batcher: asyncio.Task[None] | None = None
+        if self.sqlite and ":memory:" not in url:
+            plain = create_engine(url.replace("+aiosqlite", "", 1))
+            event.listen(plain, "connect", _sqlite_connect)
+            event.listen(plain, "begin", _sqlite_begin)
+            self._batch_engine = plain.execution_options(writes=True)
 
     @reachable
     async def open(self) -> None:
@@ -351,6 +374,13 @@ class Store:
             await connection.run_sync(upgrade, self.url)
 
     async def close(self) -> None:
+        if self._batcher is not None:
+            await asyncio.gather(self._batcher, return_exceptions=True)
+        if self._batch_engine is not None:  # its connection belongs to the writer thread
+            await asyncio.get_running_loop().run_in_executor(
+                self._batch_thread, self._batch_engine.engine.dispose
+            )
+        self._batch_thread.shutdown()
         await self.engine.dispose()
 
     # -- tables ---------------------------------------------------------------------
@@ -373,33 +403,60 @@ class Store:
         """Write ``table`` (at ``table.version``) and its event, if the stored version is
         still ``expected``; VersionConflict otherwise. Returns the rating changes by seat
         when ``rated`` names a finished rated game."""
+        if self._batch_engine is None:
+            async with self._write, self.writer.begin() as connection:
+                return await connection.run_sync(
+                    _save, table, change, expected, rated, datetime.now(UTC)
+                )
+        pending = _Commit(
+            table, change, expected, rated, asyncio.get_running_loop().create_future()
+        )
+        self._batch.append(pending)
+        if self._batcher is None or self._batcher.done():
+            self._batcher = asyncio.create_task(self._write_batches())
+        return await pending.outcome
+
+    async def _write_batches(self) -> None:
+        """Group commit on SQLite: the commits that arrive while one transaction is being
+        written go together into the next one, in one trip to the writer thread. A move
+        then costs one SQLite transaction only when the server is idle, and the number
+        of moves a second is no longer bounded by the round trips of one file lock."""
+        loop = asyncio.get_running_loop()
+        while self._batch:
+            batch, self._batch = self._batch, []
+            try:
+                async with self._write:
+                    outcomes: list[Any] = await loop.run_in_executor(
+                        self._batch_thread, self._write_batch, batch
+                    )
+            except Exception as error:  # the whole transaction failed: every commit in it
+                outcomes = [error] * len(batch)
+            for pending, outcome in zip(batch, outcomes, strict=True):
+                if pending.outcome.done():  # the command was cancelled meanwhile
+                    continue
+                if isinstance(outcome, Exception):
+                    pending.outcome.set_exception(outcome)
+                else:
+                    pending.outcome.set_result(outcome)
+
+    def _write_batch(self, batch: list[_Commit]) -> list[Any]:
+        """One transaction for ``batch`` (in the writer thread); each commit in its own
+        savepoint, so a stale version fails that commit alone."""
+        assert self._batch_engine is not None
         now = datetime.now(UTC)
-        # Core statements built once, on one connection: this runs for every move, and
-        # the ORM's unit of work (and building the statement) cost several times the
-        # database's own work here.
-        async with self._write, self.writer.begin() as connection:
-            written = await connection.execute(
-                _SAVE_TABLE,
-                {"_id": table.id, "_expected": expected, "updated_at": now, **_columns(table)},
-            )
-            if written.rowcount != 1:
-                raise VersionConflict(f"table {table.id} changed since version {expected}")
-            await connection.execute(
-                _ADD_EVENT,
-                {
-                    "table_id": table.id,
-                    "version": table.version,
-                    "kind": str(change.get("kind", "")),
-                    "data": json.dumps(change),
-                    "at": now,
-                },
-            )
-            if rated is None:
-                return None
-            async with AsyncSession(bind=connection) as session:
-                changes = await self._rate(session, table.id, rated, now)
-                await session.flush()
-            return changes
+        outcomes: list[Any] = []
+        with self._batch_engine.begin() as connection:
+            for item in batch:
+                try:
+                    with connection.begin_nested():
+                        outcomes.append(
+                            _save(
+                                connection, item.table, item.change, item.expected, item.rated, now
+                            )
+                        )
+                except (VersionConflict, DBAPIError) as error:
+                    outcomes.append(error)
+        return outcomes
 
     @reachable
     async def checkpoint(self, table_id: str, version: int, clock: StoredClock) -> bool:
@@ -563,41 +620,6 @@ class Store:
                 )
         return {"categories": [{"category": c, "players": p} for c, p in categories.items()]}
 
-    async def _rate(
-        self, session: AsyncSession, table_id: str, game: RatedGame, now: datetime
-    ) -> list[dict[str, Any]]:
-        rows: list[RatingRow] = []
-        for player in game.players:
-            row = await session.get(RatingRow, (player, game.category))
-            if row is None:
-                row = RatingRow(
-                    player_id=player,
-                    category=game.category,
-                    rating=START_RATING,
-                    games=0,
-                    updated_at=now,
-                )
-                session.add(row)
-            rows.append(row)
-        deltas = rating_changes([r.rating for r in rows], game.places, [r.games for r in rows])
-        changes = []
-        for seat, (row, delta) in enumerate(zip(rows, deltas, strict=True)):
-            change = RatingChangeRow(
-                table_id=table_id,
-                seat=seat,
-                player_id=row.player_id,
-                category=game.category,
-                before=row.rating,
-                after=row.rating + delta,
-                games=row.games,
-            )
-            session.add(change)
-            changes.append(_change(change))
-            row.rating += delta
-            row.games += 1
-            row.updated_at = now
-        return changes
-
 
 #: The Core tables behind the rows (for the statements every move runs).
 _TABLES = cast(Table, TableRow.__table__)
@@ -608,6 +630,76 @@ _SAVE_TABLE = (
     .values({c.name: bindparam(c.name) for c in _TABLES.c if c.name not in ("id", "created_at")})
 )
 _ADD_EVENT = cast(Table, EventRow.__table__).insert()
+
+
+def _save(
+    connection: Connection,
+    table: StoredTable,
+    change: dict[str, Any],
+    expected: int,
+    rated: RatedGame | None,
+    now: datetime,
+) -> list[dict[str, Any]] | None:
+    """The statements of one commit (see Store.commit). Core statements built once: this
+    runs for every move, and the ORM's unit of work cost several times the database's
+    own work here."""
+    written = connection.execute(
+        _SAVE_TABLE, {"_id": table.id, "_expected": expected, "updated_at": now, **_columns(table)}
+    )
+    if written.rowcount != 1:
+        raise VersionConflict(f"table {table.id} changed since version {expected}")
+    connection.execute(
+        _ADD_EVENT,
+        {
+            "table_id": table.id,
+            "version": table.version,
+            "kind": str(change.get("kind", "")),
+            "data": json.dumps(change),
+            "at": now,
+        },
+    )
+    if rated is None:
+        return None
+    # The session's work is a savepoint of the caller's transaction, kept by its commit.
+    with Session(bind=connection, join_transaction_mode="create_savepoint") as session:
+        changes = _rate(session, table.id, rated, now)
+        session.commit()
+    return changes
+
+
+def _rate(session: Session, table_id: str, game: RatedGame, now: datetime) -> list[dict[str, Any]]:
+    """Update the players' ratings for a finished rated game; the changes by seat."""
+    rows: list[RatingRow] = []
+    for player in game.players:
+        row = session.get(RatingRow, (player, game.category))
+        if row is None:
+            row = RatingRow(
+                player_id=player,
+                category=game.category,
+                rating=START_RATING,
+                games=0,
+                updated_at=now,
+            )
+            session.add(row)
+        rows.append(row)
+    deltas = rating_changes([r.rating for r in rows], game.places, [r.games for r in rows])
+    changes = []
+    for seat, (row, delta) in enumerate(zip(rows, deltas, strict=True)):
+        change = RatingChangeRow(
+            table_id=table_id,
+            seat=seat,
+            player_id=row.player_id,
+            category=game.category,
+            before=row.rating,
+            after=row.rating + delta,
+            games=row.games,
+        )
+        session.add(change)
+        changes.append(_change(change))
+        row.rating += delta
+        row.games += 1
+        row.updated_at = now
+    return changes
 
 
 def _change(row: RatingChangeRow) -> dict[str, Any]:
