@@ -292,7 +292,8 @@ class Table:
             and self.seats[turn].kind in ("person", "online")
             and self.thinking is None
         ):
-            legal = [[rules.board.names[h] for h in move] for move in self._choices()]
+            names = rules.board.names
+            legal = [[names[h] for h in move] for move in self._choices()]
         places = game.places
         seats = []
         for s, seat in enumerate(self.seats):
