@@ -348,8 +348,9 @@ class Store:
         self._write: contextlib.AbstractAsyncContextManager[Any] = (
             asyncio.Lock() if self.sqlite else contextlib.nullcontext()
         )
-        #: SQLite file: moves are committed in groups by one writer thread, on a plain
-        #: (synchronous) engine: one trip to the thread a group instead of one a statement.
+        #: Commits wait here for the next transaction (group commit). On an SQLite file
+        #: they are written by one thread on a plain (synchronous) engine: one trip to
+        #: the thread a group instead of one a statement.
         self._batch_engine: Engine | None = None
         self._batch_thread = ThreadPoolExecutor(1, thread_name_prefix="sternhalma-commit")
         self._batch: list[_Commit] = []
@@ -403,11 +404,6 @@ class Store:
         """Write ``table`` (at ``table.version``) and its event, if the stored version is
         still ``expected``; VersionConflict otherwise. Returns the rating changes by seat
         when ``rated`` names a finished rated game."""
-        if self._batch_engine is None:
-            async with self._write, self.writer.begin() as connection:
-                return await connection.run_sync(
-                    _save, table, change, expected, rated, datetime.now(UTC)
-                )
         pending = _Commit(
             table, change, expected, rated, asyncio.get_running_loop().create_future()
         )
@@ -417,20 +413,13 @@ class Store:
         return await pending.outcome
 
     async def _write_batches(self) -> None:
-        """Group commit on SQLite: the commits that arrive while one transaction is being
-        written go together into the next one, in one trip to the writer thread. A move
-        then costs one SQLite transaction only when the server is idle, and the number
-        of moves a second is no longer bounded by the round trips of one file lock."""
-        loop = asyncio.get_running_loop()
+        """Group commit: the commits that arrive while one transaction is being written
+        go together into the next one. A move then costs a transaction of its own only
+        when the server is idle; under load the round trips (to SQLite's writer thread,
+        or to PostgreSQL) are shared by every move of the group."""
         while self._batch:
             batch, self._batch = self._batch, []
-            try:
-                async with self._write:
-                    outcomes: list[Any] = await loop.run_in_executor(
-                        self._batch_thread, self._write_batch, batch
-                    )
-            except Exception as error:  # the whole transaction failed: every commit in it
-                outcomes = [error] * len(batch)
+            outcomes = await self._write_batch(batch)
             for pending, outcome in zip(batch, outcomes, strict=True):
                 if pending.outcome.done():  # the command was cancelled meanwhile
                     continue
@@ -439,24 +428,27 @@ class Store:
                 else:
                     pending.outcome.set_result(outcome)
 
-    def _write_batch(self, batch: list[_Commit]) -> list[Any]:
-        """One transaction for ``batch`` (in the writer thread); each commit in its own
-        savepoint, so a stale version fails that commit alone."""
+    async def _write_batch(self, batch: list[_Commit]) -> list[Any]:
+        """Each commit's rating changes, or its exception. A stale version fails only its
+        own commit (nothing was written for it); any other failure undoes the whole
+        transaction, and then each commit is tried alone, so it fails only its own."""
+        try:
+            async with self._write:
+                if self._batch_engine is not None:
+                    return await asyncio.get_running_loop().run_in_executor(
+                        self._batch_thread, self._save_in_thread, batch
+                    )
+                async with self.writer.begin() as connection:
+                    return await connection.run_sync(_save_all, batch)
+        except Exception as error:
+            if len(batch) == 1:
+                return [error]
+            return [(await self._write_batch([item]))[0] for item in batch]
+
+    def _save_in_thread(self, batch: list[_Commit]) -> list[Any]:
         assert self._batch_engine is not None
-        now = datetime.now(UTC)
-        outcomes: list[Any] = []
         with self._batch_engine.begin() as connection:
-            for item in batch:
-                try:
-                    with connection.begin_nested():
-                        outcomes.append(
-                            _save(
-                                connection, item.table, item.change, item.expected, item.rated, now
-                            )
-                        )
-                except (VersionConflict, DBAPIError) as error:
-                    outcomes.append(error)
-        return outcomes
+            return _save_all(connection, batch)
 
     @reachable
     async def checkpoint(self, table_id: str, version: int, clock: StoredClock) -> bool:
@@ -630,6 +622,20 @@ _SAVE_TABLE = (
     .values({c.name: bindparam(c.name) for c in _TABLES.c if c.name not in ("id", "created_at")})
 )
 _ADD_EVENT = cast(Table, EventRow.__table__).insert()
+
+
+def _save_all(connection: Connection, batch: list[_Commit]) -> list[Any]:
+    """The commits of one transaction (Store._write_batch)."""
+    now = datetime.now(UTC)
+    outcomes: list[Any] = []
+    for item in batch:
+        try:
+            outcomes.append(
+                _save(connection, item.table, item.change, item.expected, item.rated, now)
+            )
+        except VersionConflict as conflict:
+            outcomes.append(conflict)
+    return outcomes
 
 
 def _save(
