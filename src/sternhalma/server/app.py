@@ -103,7 +103,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await bus.start()
         # "spawn": workers must not inherit the event loop's threads and sockets.
         pool = ProcessPoolExecutor(
-            settings.workers, mp_context=multiprocessing.get_context("spawn")
+            settings.workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=computer.watch_parent,
+            initargs=(os.getpid(),),
         )
         loop = asyncio.get_running_loop()
         await asyncio.gather(

@@ -7,6 +7,9 @@ and asks the player for its move.
 
 from __future__ import annotations
 
+import os
+import threading
+import time
 from dataclasses import dataclass
 
 from sternhalma.game import Game
@@ -48,3 +51,15 @@ def choose(job: Job) -> str:
 def warm_up() -> bool:
     """Imports the engine and players in a fresh worker, so the first move is not slow."""
     return True
+
+
+def watch_parent(parent: int) -> None:
+    """Worker initializer: end this worker once the server that started it is gone. A
+    clean stop shuts the pool down; a killed server would leave its workers behind."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="watch-parent", daemon=True).start()
