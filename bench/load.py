@@ -122,7 +122,9 @@ async def open_table(
 
 
 class Table:
-    """Two scripted players of one table."""
+    """Two scripted players of one table. Each acts on what its own connection showed
+    it (with two processes, one player may see a move before the other's process has
+    heard of it, as two people on two machines would)."""
 
     def __init__(
         self,
@@ -133,7 +135,7 @@ class Table:
         rng: random.Random,
     ) -> None:
         self.sockets = sockets
-        self.state = state
+        self.states = [state, state]
         self.stats = stats
         self.pace = pace
         self.rng = rng
@@ -148,7 +150,8 @@ class Table:
         readers = [asyncio.create_task(self.read(seat)) for seat in (0, 1)]
         await asyncio.sleep(max(0.0, start_at - time.perf_counter()))
         self.measuring_from = measure_from
-        self.play_if_my_turn()
+        for seat in (0, 1):
+            self.play_if_my_turn(seat)
         await asyncio.sleep(max(0.0, stop_at - time.perf_counter()))
         for reader in readers:
             reader.cancel()
@@ -166,9 +169,9 @@ class Table:
                     sent = self.sent.pop(message["v"], None)
                     if sent is not None and sent >= self.measuring_from:
                         self.stats.latencies.append((now - sent) * 1000)
-                self.update(message["state"])
+                self.update(seat, message["state"])
             elif kind == "sync":
-                self.update(message["state"])
+                self.update(seat, message["state"])
             elif kind == "confirm":
                 await ws.send(json.dumps({**message, "type": "move", "confirm": True}))
             elif kind == "error":
@@ -180,28 +183,28 @@ class Table:
                 # A refused move at the version it was made on: choose again.
                 if isinstance(state, dict) and state["v"] == self.turn_taken:
                     self.turn_taken = -1
-                    self.update(state)
+                    self.update(seat, state)
 
-    def update(self, state: dict[str, Any]) -> None:
-        if state["v"] < self.state.get("v", -1):
+    def update(self, seat: int, state: dict[str, Any]) -> None:
+        if state["v"] < self.states[seat].get("v", -1):
             return
-        self.state = state
+        self.states[seat] = state
         if state.get("over"):
-            self.stats.finished += 1
+            self.stats.finished += seat == 0
             return
-        self.play_if_my_turn()
+        self.play_if_my_turn(seat)
 
-    def play_if_my_turn(self) -> None:
-        state = self.state
+    def play_if_my_turn(self, seat: int) -> None:
+        state = self.states[seat]
         turn = state.get("turn")
-        if turn is None or not state.get("legal") or self.turn_taken == state["v"]:
+        if turn != seat or not state.get("legal") or self.turn_taken == state["v"]:
             return
         self.turn_taken = state["v"]
         delay = 0.0 if self.pace is None else self.rng.uniform(*self.pace)
         asyncio.get_running_loop().call_later(delay, self.move, turn, state)
 
     def move(self, seat: int, state: dict[str, Any]) -> None:
-        if time.perf_counter() >= self.stop_at or self.state["v"] != state["v"]:
+        if time.perf_counter() >= self.stop_at or self.states[seat]["v"] != state["v"]:
             return
         path = self.rng.choice(state["legal"])
         self.sent[state["v"] + 1] = time.perf_counter()
