@@ -7,7 +7,8 @@
 Setups: ``sqlite`` is one ``sternhalma serve`` process on an SQLite file;
 ``cluster`` is two processes on PostgreSQL 15 + Redis (started here on free
 loopback ports, as the tests do: tests/services.py), with every table's first
-player connected to process A and the second to process B.
+player connected to process A and the second to process B; ``postgres`` is one
+process on the same PostgreSQL + Redis (what two processes are compared with).
 
 Human pace: each player moves 1-3 s (uniform jitter) after the turn comes to
 it. The figure is the **move→broadcast latency**: from the mover sending its
@@ -80,7 +81,7 @@ class Servers:
                 self.redis.start()
                 self.servers = [
                     Server(self.postgres.url, self.redis.url, self.folder / f"server-{n}.log")
-                    for n in "ab"
+                    for n in ("ab" if self.setup == "cluster" else "a")
                 ]
             for server in self.servers:
                 server.start()
@@ -301,7 +302,9 @@ def saturation(setup: str, size: int, seconds: float) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--setup", choices=["sqlite", "cluster", "both"], default="both")
+    parser.add_argument(
+        "--setup", choices=["sqlite", "postgres", "cluster", "both"], default="both"
+    )
     parser.add_argument("--tables", type=int, nargs="+", default=[250, 500, 750, 1000])
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--saturation-tables", type=int, default=100)
