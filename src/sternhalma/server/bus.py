@@ -33,6 +33,13 @@ class Shared(dict[str, Any]):
 
     __slots__ = ("_text",)
 
+    @classmethod
+    def of_text(cls, message: dict[str, Any], text: str) -> Shared:
+        """A message that arrived as ``text`` (from another process): sent on as it came."""
+        shared = cls(message)
+        shared._text = text
+        return shared
+
     def text(self) -> str:
         try:
             return self._text
@@ -137,6 +144,7 @@ class RedisBus:
 
         self.url = url
         self.origin = secrets.token_hex(6)
+        self._own = _envelope(self.origin)
         self.local = MemoryBus()
         self.retry = retry
         self.redis = Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
@@ -182,7 +190,7 @@ class RedisBus:
         await self.local.publish(table_id, shared)
         from redis.exceptions import RedisError
 
-        data = f'{{"o":{json.dumps(self.origin)},"m":{shared.text()}}}'
+        data = f"{_envelope(self.origin)}{shared.text()}}}"
         try:
             await self.redis.publish(CHANNEL + table_id, data)
         except (RedisError, OSError) as error:
@@ -229,14 +237,20 @@ class RedisBus:
         """Hand another process's message to the observer, then to this process's listeners."""
         if isinstance(channel, bytes):
             channel = channel.decode()
+        if isinstance(data, bytes):
+            data = data.decode()
+        if data.startswith(self._own):  # delivered locally when it was published
+            return
         try:
             envelope = json.loads(data)
             origin, message = envelope["o"], envelope["m"]
+            before = _envelope(origin)
+            if not isinstance(message, dict) or not data.startswith(before):
+                raise TypeError(message)
         except (ValueError, KeyError, TypeError):
             log.warning("a malformed message on %s was ignored", channel)
             return
-        if origin == self.origin:
-            return
+        message = Shared.of_text(message, data[len(before) : -1])
         table_id = channel.removeprefix(CHANNEL)
         if self.observer is not None:
             try:
@@ -244,6 +258,12 @@ class RedisBus:
             except Exception:
                 log.exception("table %s could not take another process's message", table_id)
         self.local.deliver(table_id, message)
+
+
+def _envelope(origin: str) -> str:
+    """The start of a published message: ``{"o": origin, "m": message}`` is written as
+    this, the message's JSON text and ``}``, so the text can be sent on as it came."""
+    return f'{{"o":{json.dumps(origin)},"m":'
 
 
 class BusUnavailable(SternhalmaError):
