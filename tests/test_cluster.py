@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -131,7 +132,12 @@ def test_the_same_move_sent_to_both_processes_at_once_is_played_once(cluster: Cl
             after_black = on_a.until(moved(1))["v"]
             for player in (on_b, second_a, second_b):
                 player.until_version(after_black)
-        moves = cluster.b.get(f"/api/tables/{table['id']}")["moves"]
+        # B's clients may hear the last move a moment before B's copy has applied it
+        # (the copy waits for the losing command to finish): wait for the copy.
+        deadline = time.monotonic() + 10
+        while len(moves := cluster.b.get(f"/api/tables/{table['id']}")["moves"]) < 12:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
         assert len(moves) == 12
         assert [m["seat"] for m in moves] == [0, 1] * 6
         events = stored_events(cluster, table["id"])
