@@ -301,7 +301,7 @@ class RatedGame:
 
 @dataclass
 class _Commit:
-    """A commit waiting for the next SQLite transaction (Store._write_batches)."""
+    """A commit waiting for the next transaction (Store._write_batches)."""
 
     table: StoredTable
     change: dict[str, Any]
@@ -630,25 +630,17 @@ def _save_all(connection: Connection, batch: list[_Commit]) -> list[Any]:
     outcomes: list[Any] = []
     for item in batch:
         try:
-            outcomes.append(
-                _save(connection, item.table, item.change, item.expected, item.rated, now)
-            )
+            outcomes.append(_save(connection, item, now))
         except VersionConflict as conflict:
             outcomes.append(conflict)
     return outcomes
 
 
-def _save(
-    connection: Connection,
-    table: StoredTable,
-    change: dict[str, Any],
-    expected: int,
-    rated: RatedGame | None,
-    now: datetime,
-) -> list[dict[str, Any]] | None:
+def _save(connection: Connection, commit: _Commit, now: datetime) -> list[dict[str, Any]] | None:
     """The statements of one commit (see Store.commit). Core statements built once: this
     runs for every move, and the ORM's unit of work cost several times the database's
     own work here."""
+    table, change, expected, rated = commit.table, commit.change, commit.expected, commit.rated
     written = connection.execute(
         _SAVE_TABLE, {"_id": table.id, "_expected": expected, "updated_at": now, **_columns(table)}
     )
