@@ -184,7 +184,7 @@ def test_a_piece_in_the_opposing_camp_never_leaves_it() -> None:
     # Not even for a moment: b12 may not jump out to d12 to come back in on d14.
     position = board("halma-2", white="b12 h8", black="c12 d13 p1")
     assert "d14" not in ends(position, "b12")
-    with pytest.raises(IllegalMoveError, match="may only land on goal holes"):
+    with pytest.raises(IllegalMoveError, match="may only land on goal squares"):
         rules.parse_move(position, "b12-d12-d14")
 
 
@@ -204,8 +204,10 @@ def test_move_text_is_case_insensitive_and_bad_squares_are_named() -> None:
         rules.parse_move(position, "p3-q3")
     with pytest.raises(InvalidMoveTextError, match="unknown square 'a17'"):
         rules.parse_move(position, "a16-a17")
-    with pytest.raises(IllegalMoveError, match="the marble on a12 is black's"):
+    with pytest.raises(IllegalMoveError, match="the piece on a12 is black's"):
         rules.parse_move(position, "a12-a11")
+    with pytest.raises(IllegalMoveError, match="there is no piece on h8"):
+        rules.parse_move(position, "h8-h9")
 
 
 # -- winning and standing ----------------------------------------------------------------------

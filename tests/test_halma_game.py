@@ -76,7 +76,7 @@ def test_a_piece_in_the_opposing_camp_cannot_leave_it_through_the_referee() -> N
     game = Game("halma-2", start=start)
     with pytest.raises(IllegalMoveError, match="may only move inside it"):
         game.play("c13-d13")
-    with pytest.raises(IllegalMoveError, match="may only land on goal holes"):
+    with pytest.raises(IllegalMoveError, match="may only land on goal squares"):
         game.play("c13-c11")
     assert game.position == start
     assert game.moves == []

@@ -178,6 +178,11 @@ class Ruleset(ABC):
     def _hole_word(self) -> str:
         return "square" if self.board.kind == "square" else "hole"
 
+    @property
+    def _piece_word(self) -> str:
+        """What error messages call a man: Halma has pieces, Chinese checkers marbles."""
+        return "piece" if self.board.kind == "square" else "marble"
+
     def _check_rules(self, position: Position) -> None:
         if position.rules is not self:
             raise IllegalMoveError(f"the position is {position.rules.id}, not {self.id}")

@@ -156,17 +156,19 @@ class RaceRules(Ruleset):
         colour = self.seats[position.turn]
         text = self.format_move(path)
 
+        piece, hole = self._piece_word, self._hole_word
+
         def illegal(reason: str) -> IllegalMoveError:
             return IllegalMoveError(f"{text} is not legal for {colour}: {reason}")
 
         if len(path) < 2:
-            raise illegal("a move needs at least two holes")
+            raise illegal(f"a move needs at least two {hole}s")
         start = path[0]
         owner = position.owner(start)
         if owner is None:
-            raise illegal(f"there is no marble on {names[start]}")
+            raise illegal(f"there is no {piece} on {names[start]}")
         if owner != position.turn:
-            raise illegal(f"the marble on {names[start]} is {self.seats[owner]}'s")
+            raise illegal(f"the {piece} on {names[start]} is {self.seats[owner]}'s")
         low = 1 << start
         occupied = position.occupied
         others = occupied ^ low
@@ -189,13 +191,14 @@ class RaceRules(Ruleset):
                     raise illegal(reason)
                 if in_goal and not goal >> b & 1:
                     raise illegal(
-                        f"the marble on {names[start]} is in its goal and may only land on goal holes"
+                        f"the {piece} on {names[start]} is in its goal "
+                        f"and may only land on goal {hole}s"
                     )
         if not self.may_end[position.turn] >> end & 1:
             raise illegal(f"a move cannot end in another point ({names[end]})")
         if in_goal and not goal >> end & 1:
             raise illegal(
-                f"the marble on {names[start]} is in its goal and may only move inside it"
+                f"the {piece} on {names[start]} is in its goal and may only move inside it"
             )
         return Move(path)
 
