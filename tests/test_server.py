@@ -6,6 +6,8 @@ computer thinking in a real worker process; the browser tests are in tests/e2e/.
 
 from __future__ import annotations
 
+import os
+import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -199,6 +201,28 @@ def test_a_person_moves_and_the_computer_answers(client: TestClient) -> None:
         game.play(after["moves"][1]["text"])
         black = set(after["position"]["marbles"]["black"])
         assert black == set(game.rules.board.names_of(game.position.marbles[1]))
+
+
+def test_the_computer_answers_after_its_worker_process_died(client: TestClient) -> None:
+    """A worker killed (say, out of memory) breaks its pool; new workers take over."""
+    workers = client.app.state.tables.workers  # type: ignore[attr-defined]
+    for process in list(workers.pool._processes.values()):
+        os.kill(process.pid, signal.SIGKILL)
+        process.join(10)
+    table = new_table(client, "classic-2", [PERSON, EASY])
+    with connect(client, table) as ws:
+        state = ws.receive_json()["state"]
+        ws.send_json({"type": "move", "seat": 0, "path": ["l4", "l5"], "v": state["v"]})
+        answer = receive_until(
+            ws,
+            lambda m: (
+                m["type"] == "event"
+                and m["event"]["kind"] in ("move", "error")
+                and m["event"]["seat"] == 1
+            ),
+        )
+        assert answer["event"]["kind"] == "move"
+        assert len(answer["state"]["moves"]) == 2
 
 
 def test_illegal_stale_and_foreign_moves_change_nothing(client: TestClient) -> None:

@@ -7,13 +7,10 @@ site: every asset the browser needs is served from ``sternhalma/web``.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
-import multiprocessing
 import os
 from collections.abc import AsyncIterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -101,20 +98,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if settings.redis_url is not None:
             bus = RedisBus(settings.redis_url)
             await bus.start()
-        # "spawn": workers must not inherit the event loop's threads and sockets.
-        pool = ProcessPoolExecutor(
-            settings.workers,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=computer.watch_parent,
-            initargs=(os.getpid(),),
-        )
-        loop = asyncio.get_running_loop()
-        await asyncio.gather(
-            *(loop.run_in_executor(pool, computer.warm_up) for _ in range(settings.workers))
-        )
+        workers = computer.Workers(settings.workers)
+        await workers.warm_up()
         app.state.tables = Tables(
             store,
-            pool,
+            workers,
             pause=settings.computer_pause,
             now=settings.now,
             checkpoint=settings.clock_checkpoint,
@@ -130,7 +118,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await app.state.tables.close()
             if isinstance(bus, RedisBus):
                 await bus.close()
-            pool.shutdown(wait=False, cancel_futures=True)
+            workers.shutdown()
             await store.close()
 
     app = FastAPI(title="sternhalma", lifespan=lifespan, docs_url=None, redoc_url=None)

@@ -7,14 +7,21 @@ and asks the player for its move.
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import multiprocessing
 import os
 import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 from sternhalma.game import Game
 from sternhalma.notation import position_from_json
 from sternhalma.players import make_player
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -63,3 +70,42 @@ def watch_parent(parent: int) -> None:
         os._exit(0)
 
     threading.Thread(target=watch, name="watch-parent", daemon=True).start()
+
+
+class Workers:
+    """The worker processes the computer thinks in. A worker that dies (killed, out of
+    memory) breaks its whole pool; the pool is then replaced and the job tried once
+    more, so one lost worker does not silence every computer seat of the server."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.pool = self._new_pool()
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        # "spawn": workers must not inherit the event loop's threads and sockets.
+        return ProcessPoolExecutor(
+            self.size,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=watch_parent,
+            initargs=(os.getpid(),),
+        )
+
+    async def warm_up(self) -> None:
+        loop = asyncio.get_running_loop()
+        await asyncio.gather(*(loop.run_in_executor(self.pool, warm_up) for _ in range(self.size)))
+
+    async def choose(self, job: Job) -> str:
+        """The move text for ``job``, thought out in a worker."""
+        loop = asyncio.get_running_loop()
+        pool = self.pool
+        try:
+            return await loop.run_in_executor(pool, choose, job)
+        except BrokenProcessPool:
+            if self.pool is pool:  # the first job to find it broken replaces it
+                log.warning("a computer worker died; starting new workers")
+                self.pool = self._new_pool()
+                pool.shutdown(wait=False, cancel_futures=True)
+            return await loop.run_in_executor(self.pool, choose, job)
+
+    def shutdown(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)

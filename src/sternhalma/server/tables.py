@@ -31,7 +31,6 @@ import contextlib
 import hmac
 import logging
 import secrets
-from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -480,7 +479,7 @@ class Tables:
     def __init__(
         self,
         store: Store,
-        pool: Executor,
+        workers: computer.Workers,
         *,
         pause: float = 0.6,
         bus: Bus | None = None,
@@ -489,7 +488,7 @@ class Tables:
         takeover: float = 10.0,
     ) -> None:
         self.store = store
-        self.pool = pool
+        self.workers = workers
         #: Seconds between the turn passing to the computer and its move being shown.
         self.pause = pause
         self.bus: Bus = bus or MemoryBus()
@@ -774,7 +773,7 @@ class Tables:
                 raise TableError("not-your-turn", "a hint is given when it is your turn")
             job = table.job(HINT_LEVEL)
             version = table.version
-        text = await asyncio.get_running_loop().run_in_executor(self.pool, computer.choose, job)
+        text = await self.workers.choose(job)
         path = [table.rules.board.names[h] for h in table.rules.parse_path(text)]
         return {"type": "hint", "v": version, "seat": turn, "path": path}
 
@@ -1004,7 +1003,7 @@ class Tables:
                 return
         started = loop.time()
         try:
-            text = await loop.run_in_executor(self.pool, computer.choose, job)
+            text = await self.workers.choose(job)
         except Exception:
             log.exception("the computer failed to choose a move at table %s", table.id)
             async with table.lock:
