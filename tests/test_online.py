@@ -185,6 +185,9 @@ def test_bad_seats_and_sitting_are_refused_with_reasons(client: TestClient) -> N
         assert sit(creator, 1, "Ayşe again")["code"] == "seated"
         with socket(client, table["id"]) as guest:
             assert sit(guest, 0, "Bram")["code"] == "seat-taken"
+            # Nicknames tell the players at a table apart.
+            taken = sit(guest, 2, " ayşe ")
+            assert taken["code"] == "nickname-taken" and "Ayşe" in taken["message"]
             assert sit(guest, 5, "Bram")["code"] == "seat"
             guest.send_json({"type": "sit", "seat": 1, "nickname": "x" * 25})
             assert receive_until(guest, lambda m: m["type"] == "error")["code"] == "nickname"

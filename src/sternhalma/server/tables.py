@@ -798,6 +798,15 @@ class Tables:
             player, secret = await self.store.identify(nickname, identity)
             if any(other.player == player.id for other in table.seats):
                 raise TableError("seated", "you already sit at this table (in another window?)")
+            # Players tell each other apart by nickname at a table.
+            wanted = player.nickname.casefold()
+            for other in table.seats:
+                if other.nickname is not None and other.nickname.casefold() == wanted:
+                    raise TableError(
+                        "nickname-taken",
+                        f"somebody at this table is called {other.nickname} already; "
+                        "pick another nickname",
+                    )
             seat_token = new_secret()
             table.seats[seat] = Seat(
                 "online",
