@@ -27,7 +27,7 @@ from test_server import EASY, PERSON, Socket, event_of, receive_until
 from sternhalma.rating import rating_changes
 from sternhalma.records import read_record
 from sternhalma.server.app import Settings, create_app
-from sternhalma.server.connection import Limits
+from sternhalma.server.connection import AddressLimits, Limits
 from sternhalma.server.store import Base, DatabaseSchemaError, Store, database_url
 
 ONLINE = {"kind": "online"}
@@ -458,6 +458,28 @@ def test_a_flooding_connection_is_slowed_down_then_closed(tmp_path: Path) -> Non
             # The game goes on for the others.
             calm.send_json({"type": "move", "seat": 0, "path": ["l4", "l5"]})
             assert receive_until(calm, event_of("move", 0))["state"]["moves"]
+
+
+def test_one_address_has_a_limit_on_connections_and_new_tables(tmp_path: Path) -> None:
+    per_address = AddressLimits(connections=2, tables=2, window=600)
+    with make_client(tmp_path / "busy.db", per_address=per_address) as client:
+        table = create(client, "classic-2", [ONLINE, EASY])
+        create(client, "classic-2", [ONLINE, EASY])
+        third = client.post(
+            "/api/tables", json={"variant": "classic-2", "seats": [ONLINE, EASY], "nickname": "A"}
+        )
+        assert third.status_code == 429
+        assert third.json()["code"] == "too-many" and "10 minutes" in third.json()["message"]
+        url = f"/ws/tables/{table['id']}"
+        with client.websocket_connect(url), client.websocket_connect(url) as second:
+            with pytest.raises(WebSocketDisconnect) as refused, client.websocket_connect(url):
+                pass
+            assert refused.value.code == 1008 and "too many" in refused.value.reason
+            second.close()
+        # Connections that closed count no more.
+        with client.websocket_connect(url) as again:
+            again.send_json({"type": "hello"})
+            assert Socket(again).receive_json()["type"] == "welcome"
 
 
 def test_the_websocket_refuses_pages_of_other_sites(client: TestClient) -> None:

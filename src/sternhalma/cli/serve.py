@@ -66,6 +66,24 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     help="Another origin (scheme://host[:port]) whose pages may open tables, e.g. the "
     "public address behind a reverse proxy. Repeatable.",
 )
+@click.option(
+    "--max-connections",
+    default=100,
+    show_default=True,
+    envvar="STERNHALMA_MAX_CONNECTIONS",
+    type=click.IntRange(1),
+    help="Table connections one client address may have open at once. "
+    "Environment: STERNHALMA_MAX_CONNECTIONS.",
+)
+@click.option(
+    "--max-new-tables",
+    default=120,
+    show_default=True,
+    envvar="STERNHALMA_MAX_NEW_TABLES",
+    type=click.IntRange(1),
+    help="New tables one client address may start in 10 minutes. "
+    "Environment: STERNHALMA_MAX_NEW_TABLES.",
+)
 def serve(
     host: str,
     port: int,
@@ -74,6 +92,8 @@ def serve(
     redis_url: str | None,
     workers: int | None,
     allowed_origins: tuple[str, ...],
+    max_connections: int,
+    max_new_tables: int,
 ) -> None:
     """Start the web app: the lobby, tables against the computer, on one screen and online.
 
@@ -83,6 +103,7 @@ def serve(
     import uvicorn
 
     from sternhalma.server.app import Settings, create_app
+    from sternhalma.server.connection import AddressLimits
     from sternhalma.server.store import database_url as parse_url
 
     options: dict[str, object] = {}
@@ -106,6 +127,7 @@ def serve(
                 f"{origin!r} is not an origin like https://example.org", param_hint="--allow-origin"
             )
     options["allowed_origins"] = tuple(o.rstrip("/") for o in allowed_origins)
+    options["per_address"] = AddressLimits(connections=max_connections, tables=max_new_tables)
     settings = Settings(**options)  # type: ignore[arg-type]
     url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"
     shared = f", shared through {settings.redis_url}" if settings.redis_url else ""

@@ -27,7 +27,7 @@ from sternhalma.players import LEVELS
 from sternhalma.rules import VARIANTS
 from sternhalma.server import computer
 from sternhalma.server.bus import Bus, MemoryBus, RedisBus
-from sternhalma.server.connection import Connection, Limits
+from sternhalma.server.connection import AddressLimits, Connection, Limits, PerAddress
 from sternhalma.server.layout import catalogue
 from sternhalma.server.protocol import (
     MAX_BODY,
@@ -62,6 +62,8 @@ class Settings:
     allowed_origins: tuple[str, ...] = ()
     #: How fast one websocket may send.
     limits: Limits = field(default_factory=Limits)
+    #: Connections and new tables one client address may have.
+    per_address: AddressLimits = field(default_factory=AddressLimits)
     #: The clocks' time source in ms (tests set the time instead of sleeping).
     now: TimeSource = monotonic_ms
     #: Seconds between two saves of a running clock.
@@ -90,6 +92,7 @@ SECURITY_HEADERS = {
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     store = Store(settings.database_url)
+    per_address = PerAddress(settings.per_address)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -134,6 +137,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             status = 413
         elif isinstance(error, DatabaseUnavailable):
             status = 503
+        elif isinstance(error, TableError) and error.code == "too-many":
+            status = 429
         return JSONResponse(error_message(error), status_code=status)
 
     @app.get("/api/variants")
@@ -157,6 +162,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise ProtocolError('"identity" must be the secret your browser keeps')
         if not isinstance(body.get("rated", False), bool):
             raise ProtocolError('"rated" must be true or false')
+        if not per_address.may_create(address_of(request)):
+            raise TableError(
+                "too-many",
+                f"too many new tables from your address; at most {settings.per_address.tables} "
+                f"in {settings.per_address.window / 60:g} minutes",
+            )
         tables: Tables = request.app.state.tables
         table, token, player = await tables.create(
             body["variant"],
@@ -208,8 +219,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             # Before accepting: the browser sees the handshake refused (HTTP 403).
             await websocket.close(code=1008)
             return
-        await websocket.accept()
-        await Connection(websocket, websocket.app.state.tables, table_id, settings.limits).run()
+        address = address_of(websocket)
+        if not per_address.connect(address):
+            await websocket.close(code=1008, reason="too many connections from your address")
+            return
+        try:
+            await websocket.accept()
+            await Connection(websocket, websocket.app.state.tables, table_id, settings.limits).run()
+        finally:
+            per_address.disconnect(address)
 
     web = settings.web_root
 
@@ -223,6 +241,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_api_route("/ratings", index, include_in_schema=False)
     app.mount("/static", StaticFiles(directory=web), name="static")
     return app
+
+
+def address_of(connection: Request | WebSocket) -> str:
+    """The client's address (behind a trusted proxy: the one it forwarded)."""
+    return connection.client.host if connection.client is not None else "unknown"
 
 
 class BodyTooLarge(ProtocolError):

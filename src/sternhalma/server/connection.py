@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -52,6 +54,53 @@ class Limits:
     burst: float = 40.0
     pause: float = 0.25
     strikes: int = 40
+
+
+@dataclass(frozen=True)
+class AddressLimits:
+    """What one client address may hold at once and start: open table connections, and
+    new tables in any ``window`` seconds. Behind a reverse proxy the address is the
+    one it forwards (uvicorn trusts the proxy headers of 127.0.0.1)."""
+
+    connections: int = 100
+    tables: int = 120
+    window: float = 600.0
+
+
+class PerAddress:
+    """Counts connections and new tables by client address (one server process)."""
+
+    def __init__(self, limits: AddressLimits, clock: Callable[[], float] = time.monotonic) -> None:
+        self.limits = limits
+        self.clock = clock
+        self.open: Counter[str] = Counter()
+        self.created: dict[str, deque[float]] = {}
+
+    def connect(self, address: str) -> bool:
+        """Count one more connection from ``address``, if it is within the limit."""
+        if self.open[address] >= self.limits.connections:
+            return False
+        self.open[address] += 1
+        return True
+
+    def disconnect(self, address: str) -> None:
+        self.open[address] -= 1
+        if self.open[address] <= 0:
+            del self.open[address]
+
+    def may_create(self, address: str) -> bool:
+        """Count one more new table from ``address``, if it is within the limit."""
+        now = self.clock()
+        since = now - self.limits.window
+        if len(self.created) > 10_000:  # forget addresses that have been quiet
+            self.created = {a: q for a, q in self.created.items() if q and q[-1] > since}
+        times = self.created.setdefault(address, deque())
+        while times and times[0] <= since:
+            times.popleft()
+        if len(times) >= self.limits.tables:
+            return False
+        times.append(now)
+        return True
 
 
 class RateLimit:
