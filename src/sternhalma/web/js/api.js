@@ -15,7 +15,7 @@ export async function createTable(body) {
     body: JSON.stringify(body),
   });
   const data = await response.json();
-  if (!response.ok) throw new Error(data.message || response.statusText);
+  if (!response.ok) throw Object.assign(new Error(data.message || response.statusText), { code: data.code });
   rememberToken(data.id, data.token);
   if (data.player) rememberIdentity(data.player);
   return data;

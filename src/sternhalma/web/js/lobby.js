@@ -4,7 +4,7 @@
 
 import { catalogue, createTable, identity, openTables } from "./api.js";
 import { swatch } from "./board.js";
-import { t, translate } from "./i18n.js";
+import { has, t, translate } from "./i18n.js";
 import { recordsFor } from "./records.js";
 import { colourName, variantName } from "./words.js";
 
@@ -300,7 +300,8 @@ export async function showLobby(root, navigate) {
       const table = await createTable(body);
       navigate(`/table/${table.id}`);
     } catch (error) {
-      $("#lobby-error").textContent = t("error.start", { reason: error.message });
+      const reason = has(`error.${error.code}`) ? t(`error.${error.code}`) : error.message;
+      $("#lobby-error").textContent = t("error.start", { reason });
       button.disabled = false;
     }
   });
