@@ -170,6 +170,10 @@ def test_bad_seats_and_sitting_are_refused_with_reasons(client: TestClient) -> N
     mixed = refused({"variant": "classic-2", "seats": [PERSON, ONLINE]})
     assert "one screen or online" in mixed
     assert "computer" in refused({"variant": "classic-2", "seats": [ONLINE, EASY], "rated": True})
+    casual_only = {"variant": "classic-2", "seats": [ONLINE] * 2, "deadline_rule": False}
+    assert "leaving-home" in refused({**casual_only, "rated": True})
+    casual = create(client, "classic-2", [ONLINE] * 2, deadline_rule=False)
+    assert casual["state"]["deadline_rule"] is False
     assert "pairs" in refused({"variant": "pairs-4", "seats": [ONLINE] * 4, "rated": True})
     assert "time control" in refused({"variant": "classic-2", "seats": [ONLINE] * 2, "clock": "x"})
     assert "180 minutes" in refused({"variant": "classic-2", "seats": [ONLINE] * 2, "clock": "999"})

@@ -228,6 +228,20 @@ def test_a_move_in_capture_and_in_halma(page: Page, server: str) -> None:
     expect(page.locator(MOVES).first).to_contain_text("l2-k3")
 
 
+def test_the_leaving_home_rule_is_switched_off_for_a_casual_game(page: Page, server: str) -> None:
+    open_lobby(page, server)
+    rule = page.get_by_role("checkbox", name=re.compile("Leaving-home rule"))
+    expect(rule).to_be_checked()
+    rule.uncheck()
+    page.get_by_role("button", name="Start").click()
+    expect(status(page)).to_have_text("Your turn: pick a marble.")
+    expect(page.locator("#table-info")).to_contain_text("leaving-home rule off")
+    # Capture has no homes to leave: no such switch there.
+    page.get_by_role("link", name="New game").click()
+    page.get_by_role("radio", name="Capture Chinese checkers").check()
+    expect(page.locator("#deadline-field")).to_be_hidden()
+
+
 def test_a_move_that_puts_me_out_asks_first(page: Page, server: str) -> None:
     start_table(
         page, server, "classic-2", [PERSON, PERSON], start=DEADLINE_START, moves_made=[29, 29]

@@ -323,6 +323,7 @@ class Table:
             "status": status,
             "online": self.online,
             "rated": self.rated,
+            "deadline_rule": self.deadline_rule,
             "seats": seats,
             "position": position_to_dict(position),
             "turn": turn,
@@ -542,6 +543,8 @@ class Tables:
         parsed = parse_seats(rules, seats)
         control = parse_clock(clock)
         check_rated(rules, parsed, rated)
+        if rated and not deadline_rule and rules.deadline is not None:
+            raise TableError("rated", "a rated game keeps the leaving-home rule")
         if start is not None:
             position = position_from_json(start)
             if position.rules is not rules:

@@ -60,6 +60,8 @@ export async function showLobby(root, navigate) {
           <p class="hint" id="seats-help"></p>
           <div id="seat-list"></div>
         </fieldset>
+        <label class="check" id="deadline-field"><input type="checkbox" id="deadline-rule" name="deadline-rule">
+          <span id="deadline-label"></span></label>
         <div id="online-options" class="online-options">
           <label class="field"><span data-i18n="lobby.nickname"></span>
             <input id="nickname" name="nickname" maxlength="24" autocomplete="nickname"></label>
@@ -150,8 +152,21 @@ export async function showLobby(root, navigate) {
     return [...root.querySelectorAll("#seat-list select")].map((s) => s.value);
   }
 
+  /** The leaving-home rule: on by default, off only in a casual game (RULES.md). */
+  function fillDeadline() {
+    const variant = current();
+    $("#deadline-field").hidden = variant.deadline === null;
+    $("#deadline-label").textContent = t("lobby.deadlineRule", { moves: variant.deadline });
+    const rule = $("#deadline-rule");
+    const rated = online() && $("#rated").checked;
+    rule.disabled = rated;
+    rule.checked = rated || choice.deadlineRule !== false;
+    rule.title = rated ? t("lobby.deadlineRated") : "";
+  }
+
   function fillOnline() {
     $("#online-options").hidden = !online();
+    fillDeadline();
     if (!online()) return;
     const variant = current();
     const values = seatValues();
@@ -170,6 +185,7 @@ export async function showLobby(root, navigate) {
     rated.disabled = reason !== null;
     rated.checked = reason === null && choice.rated;
     $("#rated-note").textContent = reason ? t(reason) : t("lobby.ratedHelp");
+    fillDeadline();
   }
 
   function fillRecords() {
@@ -268,6 +284,10 @@ export async function showLobby(root, navigate) {
     } else if (target.id === "rated") {
       choice.rated = target.checked;
       save();
+      fillDeadline();
+    } else if (target.id === "deadline-rule") {
+      choice.deadlineRule = target.checked;
+      save();
     } else if (target.id === "nickname") {
       choice.nickname = target.value.trim();
       save();
@@ -280,6 +300,7 @@ export async function showLobby(root, navigate) {
       value === "person" || value === "online" ? { kind: value } : { kind: "computer", level: value.split(":")[1] },
     );
     const body = { variant: variantSelect.value, seats };
+    if (current().deadline !== null) body.deadline_rule = $("#deadline-rule").checked;
     if (online()) {
       const mine = $("#my-seat");
       if (!mine.value) {
