@@ -13,7 +13,12 @@ def _bus() -> tuple[RedisBus, list[tuple[str, dict[str, Any]]], list[str]]:
     bus = RedisBus("redis://127.0.0.1:1/0")  # never connected here
     observed: list[tuple[str, dict[str, Any]]] = []
     sent: list[str] = []
-    bus.observer = lambda table_id, message: observed.append((table_id, message))
+
+    def observe(table_id: str, message: dict[str, Any], origin: str) -> dict[str, Any]:
+        observed.append((table_id, message))
+        return message
+
+    bus.observer = observe
     bus.subscribe("t1", lambda message: sent.append(encode(message)))
     return bus, observed, sent
 

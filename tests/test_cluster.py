@@ -63,6 +63,37 @@ def seated_pair(cluster: Cluster, **options: Any) -> tuple[dict[str, Any], Playe
     return table, on_a, on_b
 
 
+def sees(player: Player, present: list[int], watchers: int) -> None:
+    """Wait until the newest presence the player was shown is ``present``, ``watchers``."""
+
+    def shown() -> tuple[list[int], int] | None:
+        for message in reversed(player.seen):
+            state = message.get("state")
+            if message["type"] == "presence":
+                return message["present"], message["watchers"]
+            if isinstance(state, dict):
+                return state["present"], state["watchers"]
+        return None
+
+    if shown() != (present, watchers):
+        player.until(lambda _: shown() == (present, watchers))
+
+
+def test_who_is_here_adds_up_over_both_processes(cluster: Cluster) -> None:
+    table, on_a, on_b = seated_pair(cluster)
+    spectator = Player(cluster.b, table["id"])
+    try:
+        for player in (on_a, on_b, spectator):
+            sees(player, [0, 1], 1)
+        spectator.close()
+        on_b.close()
+        sees(on_a, [0], 0)
+        assert cluster.a.get(f"/api/tables/{table['id']}")["present"] == [0]
+    finally:
+        for player in (on_a, on_b, spectator):
+            player.close()
+
+
 def test_players_on_two_processes_play_one_game(cluster: Cluster) -> None:
     table, on_a, on_b = seated_pair(cluster)
     try:

@@ -121,9 +121,11 @@ class MemoryBus:
             listener(shared)
 
 
-#: What a process does with a message another process published, before its own
-#: listeners get it: the table keeps its copy up to date (server/tables.py).
-Observer = Callable[[str, dict[str, Any]], None]
+#: What a process does with a message another process published (table id, message,
+#: the publisher's origin), before its own listeners get it: the table keeps its copy
+#: up to date (server/tables.py). It returns what the listeners get instead (presence:
+#: everyone's, not just the publisher's), or None for nothing.
+Observer = Callable[[str, dict[str, Any], str], dict[str, Any] | None]
 
 #: Every table's channel starts with this; a process listens to all of them.
 CHANNEL = "sternhalma:table:"
@@ -254,9 +256,13 @@ class RedisBus:
         table_id = channel.removeprefix(CHANNEL)
         if self.observer is not None:
             try:
-                self.observer(table_id, message)
+                instead = self.observer(table_id, message, origin)
             except Exception:
                 log.exception("table %s could not take another process's message", table_id)
+            else:
+                if instead is None:
+                    return
+                message = instead
         self.local.deliver(table_id, message)
 
 

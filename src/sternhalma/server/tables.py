@@ -31,6 +31,7 @@ import contextlib
 import hmac
 import logging
 import secrets
+import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -67,6 +68,8 @@ log = logging.getLogger(__name__)
 
 #: The level that answers "hint": the strongest the players offer.
 HINT_LEVEL = LEVELS[-1]
+#: Seconds between repeats of a process's part of a table's presence (in a cluster).
+PRESENCE_REPEAT = 10.0
 
 # Kept for callers of part 1.
 hash_token = hash_secret
@@ -500,6 +503,10 @@ class Tables:
         self._tasks: set[asyncio.Task[None]] = set()
         #: Connections here per table: connection key -> the seats it holds.
         self._viewers: dict[str, dict[int, list[int]]] = {}
+        #: Presence: this process's part as last published (seats, watchers, when), and
+        #: the other processes' parts by origin (seats, watchers, when heard).
+        self._told: dict[str, tuple[list[int], int, float]] = {}
+        self._elsewhere: dict[str, dict[str, tuple[list[int], int, float]]] = {}
         #: Other processes share the tables (their events arrive through the bus).
         self.cluster = isinstance(self.bus, RedisBus)
         #: Seconds after which a computer's turn nobody played is taken over.
@@ -691,18 +698,104 @@ class Tables:
         if not viewers:
             self._viewers.pop(table.id, None)
         await self._presence(table)
+        if table.id not in self._viewers:
+            self._told.pop(table.id, None)
 
-    async def _presence(self, table: Table) -> None:
-        viewers = self._viewers.get(table.id, {})
-        present = sorted({s for seats in viewers.values() for s in seats})
-        watchers = sum(1 for seats in viewers.values() if not seats)
-        if present == table.present and watchers == table.watchers:
+    def _here(self, table_id: str) -> tuple[list[int], int]:
+        """The seats held and the watchers among this process's connections to a table."""
+        viewers = self._viewers.get(table_id, {})
+        seats = sorted({s for held in viewers.values() for s in held})
+        return seats, sum(1 for held in viewers.values() if not held)
+
+    def _everyone(self, table_id: str) -> tuple[list[int], int]:
+        """Seats held and watchers over every process (ours and what the others told)."""
+        seats, watchers = self._here(table_id)
+        present = set(seats)
+        for theirs, their_watchers, _ in self._elsewhere.get(table_id, {}).values():
+            present.update(theirs)
+            watchers += their_watchers
+        return sorted(present), watchers
+
+    async def _presence(self, table: Table, *, again: bool = False) -> None:
+        """Tell the viewers who is here. In a cluster each process also publishes its own
+        part (``here``), from which the others add up everyone (``again``: repeat it,
+        so a process that went away is forgotten when its part stops coming)."""
+        here = self._here(table.id)
+        everyone = self._everyone(table.id)
+        told = self._told.get(table.id)
+        last = ([], 0) if told is None else told[:2]
+        if not again and everyone == (table.present, table.watchers) and last == here:
             return
-        table.present, table.watchers = present, watchers
+        table.present, table.watchers = everyone
+        self._told[table.id] = (*here, time.monotonic())
         await self.bus.publish(
             table.id,
-            {"type": "presence", "v": table.version, "present": present, "watchers": watchers},
+            {
+                "type": "presence",
+                "v": table.version,
+                "present": everyone[0],
+                "watchers": everyone[1],
+                "here": {"present": here[0], "watchers": here[1]},
+            },
         )
+
+    def _presence_from(
+        self, table_id: str, message: dict[str, Any], origin: str
+    ) -> dict[str, Any] | None:
+        """Another process's part of a table's presence: remember it, and give this
+        process's viewers everyone's."""
+        part = message.get("here")
+        try:
+            assert isinstance(part, dict)
+            seats = sorted({int(s) for s in part["present"]})
+            watchers = int(part["watchers"])
+        except (AssertionError, KeyError, TypeError, ValueError):
+            return None
+        parts = self._elsewhere.setdefault(table_id, {})
+        parts[origin] = (seats, watchers, time.monotonic())
+        if not seats and not watchers:
+            del parts[origin]
+            if not parts:
+                del self._elsewhere[table_id]
+        present, everyone_watching = self._everyone(table_id)
+        table = self.tables.get(table_id)
+        if table is not None:
+            table.present, table.watchers = present, everyone_watching
+        return {
+            "type": "presence",
+            "v": message.get("v"),
+            "present": present,
+            "watchers": everyone_watching,
+        }
+
+    async def _refresh_presence(self) -> None:
+        """Sweep: repeat this process's part of each watched table's presence now and
+        then, and forget the parts of processes that stopped repeating theirs."""
+        now = time.monotonic()
+        for table_id in list(self._viewers):
+            table = self.tables.get(table_id)
+            told = self._told.get(table_id)
+            if table is not None and (told is None or now - told[2] > PRESENCE_REPEAT):
+                await self._presence(table, again=True)
+        for table_id, parts in list(self._elsewhere.items()):
+            for origin, (_, _, heard) in list(parts.items()):
+                if now - heard > 3 * PRESENCE_REPEAT:
+                    del parts[origin]
+            if parts:
+                continue
+            del self._elsewhere[table_id]
+            table = self.tables.get(table_id)
+            if table is not None and (table.present, table.watchers) != self._here(table_id):
+                table.present, table.watchers = self._here(table_id)
+                self.bus.deliver(
+                    table_id,
+                    {
+                        "type": "presence",
+                        "v": table.version,
+                        "present": table.present,
+                        "watchers": table.watchers,
+                    },
+                )
 
     # -- commands (each under the table's lock) ----------------------------------
     async def move(
@@ -1077,15 +1170,24 @@ class Tables:
         return table.record()
 
     # -- several processes ------------------------------------------------------------
-    def _observe(self, table_id: str, message: dict[str, Any]) -> None:
-        """Another process's message for a table: bring this process's copy up to date.
+    def _observe(
+        self, table_id: str, message: dict[str, Any], origin: str
+    ) -> dict[str, Any] | None:
+        """Another process's message for a table; what this process's viewers get."""
+        if message.get("type") == "presence":
+            return self._presence_from(table_id, message, origin)
+        self._follow(table_id, message)
+        return message
+
+    def _follow(self, table_id: str, message: dict[str, Any]) -> None:
+        """Bring this process's copy up to date with another process's change.
 
         The next move or "thinking" is applied to the copy (the referee checks the move
         again); anything else, a gap, or a copy busy with a command of its own drops
         the copy, and the database's copy replaces it."""
         table = self.tables.get(table_id)
         version = message.get("v")
-        if message.get("type") == "presence" or not isinstance(version, int):
+        if not isinstance(version, int):
             return
         if version > self._heard.get(table_id, 0):
             self._heard[table_id] = version
@@ -1179,6 +1281,7 @@ class Tables:
                     continue
                 await self._resync(table_id, table)
             self._behind = behind
+            await self._refresh_presence()
             for table_id in await self.store.running_with_clock():
                 if table_id not in self.tables:
                     await self._reload(table_id)
