@@ -155,6 +155,9 @@ class RedisBus:
         #: Whether the subscriber is connected now (tests and the log look at it).
         self.connected = asyncio.Event()
         self._reader: asyncio.Task[None] | None = None
+        #: Messages waiting to be published (channel, envelope), and who publishes them.
+        self._outbox: list[tuple[str, str]] = []
+        self._sender: asyncio.Task[None] | None = None
         self._warned = False
 
     async def start(self) -> None:
@@ -169,6 +172,9 @@ class RedisBus:
         await asyncio.wait_for(self.connected.wait(), 10)
 
     async def close(self) -> None:
+        if self._sender is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._sender, 5)
         if self._reader is not None:
             self._reader.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -190,19 +196,31 @@ class RedisBus:
     async def publish(self, table_id: str, message: dict[str, Any]) -> None:
         shared = Shared(message)
         await self.local.publish(table_id, shared)
+        self._outbox.append((CHANNEL + table_id, f"{_envelope(self.origin)}{shared.text()}}}"))
+        if self._sender is None or self._sender.done():
+            self._sender = asyncio.get_running_loop().create_task(self._send())
+
+    async def _send(self) -> None:
+        """Publish what waits in the outbox, in order, many messages a round trip (a
+        pipeline on one connection). One publish a connection ran out of connections
+        under load and dropped messages; the others would then wait for the sweep."""
         from redis.exceptions import RedisError
 
-        data = f"{_envelope(self.origin)}{shared.text()}}}"
-        try:
-            await self.redis.publish(CHANNEL + table_id, data)
-        except (RedisError, OSError) as error:
-            if not self._warned:
-                log.warning(
-                    "Redis unreachable, other processes resync from the database: %s", error
-                )
-                self._warned = True
-            return
-        self._warned = False
+        while self._outbox:
+            batch, self._outbox = self._outbox, []
+            try:
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for channel, data in batch:
+                        pipe.publish(channel, data)
+                    await pipe.execute()
+            except (RedisError, OSError) as error:
+                if not self._warned:
+                    log.warning(
+                        "Redis unreachable, other processes resync from the database: %s", error
+                    )
+                    self._warned = True
+                continue
+            self._warned = False
 
     async def _read(self) -> None:
         """Listen to every table's channel; reconnect after any failure."""

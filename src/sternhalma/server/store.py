@@ -29,6 +29,7 @@ import functools
 import hashlib
 import hmac
 import json
+import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -67,6 +68,8 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 from sternhalma.errors import SternhalmaError
 from sternhalma.rating import START_RATING, rating_changes
 from sternhalma.server.protocol import TableError
+
+log = logging.getLogger(__name__)
 
 
 class DatabaseUrlError(SternhalmaError):
@@ -443,6 +446,7 @@ class Store:
         except Exception as error:
             if len(batch) == 1:
                 return [error]
+            log.warning("%d commits together failed (%r); trying each alone", len(batch), error)
             return [(await self._write_batch([item]))[0] for item in batch]
 
     def _save_in_thread(self, batch: list[_Commit]) -> list[Any]:
