@@ -615,6 +615,7 @@ class Tables:
         if table is not None:
             return table
         table = self._rebuild(stored)
+        table.present, table.watchers = self._everyone(table.id)  # a copy loaded again
         self.tables[table.id] = table
         # In a cluster the computer's turn belongs to the process that passed it the
         # turn; the sweep takes it over only when nobody played it for a while.
