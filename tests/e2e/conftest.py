@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from e2e.servers import ServerProcess
+from services import Server
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -44,7 +43,7 @@ def browser_context_args(browser_context_args: dict[str, Any]) -> dict[str, Any]
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The URL of a running `sternhalma serve`, stopped at the end of the session."""
     folder = tmp_path_factory.mktemp("e2e")
-    process = ServerProcess(folder / "tables.db", folder / "server.log")
+    process = Server(str(folder / "tables.db"), None, folder / "server.log")
     process.start()
     try:
         yield process.url

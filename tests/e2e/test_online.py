@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Browser, BrowserContext, Page, expect
-
-from e2e.servers import ServerProcess
+from services import Server
 
 MOVES = "#move-list button[data-ply]"
 ONLINE = {"kind": "online"}
@@ -323,7 +322,7 @@ def test_a_server_restart_mid_game_loses_nothing(
 ) -> None:
     """The server stops and starts again (same port, same SQLite file): both browsers
     reconnect by themselves and play on, with every move and the clocks as they were."""
-    process = ServerProcess(tmp_path / "tables.db", tmp_path / "server.log")
+    process = Server(str(tmp_path / "tables.db"), None, tmp_path / "server.log")
     process.start()
     try:
         with player(browser) as ayse, player(browser) as bram:
