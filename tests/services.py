@@ -422,3 +422,13 @@ def start_cluster(folder: Path) -> Cluster:
         cluster.close()
         raise
     return cluster
+
+
+def seated_pair(cluster: Cluster, **options: Any) -> tuple[dict[str, Any], Player, Player]:
+    """An online classic-2 table created on A; its creator plays on A, the other on B."""
+    table = online_table(cluster.a, **options)
+    on_a = Player(cluster.a, table["id"], table["token"])
+    on_b = Player(cluster.b, table["id"])
+    sit(on_b, 1, "bram")
+    on_a.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "start")
+    return table, on_a, on_b

@@ -12,10 +12,9 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from services import Cluster, Player, moved, online_table, sit, start_cluster
+from services import Cluster, Player, moved, online_table, seated_pair, sit, start_cluster
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
@@ -51,16 +50,6 @@ def stored_events(cluster: Cluster, table_id: str) -> list[tuple[int, str]]:
     thread.start()
     thread.join()
     return result[0]
-
-
-def seated_pair(cluster: Cluster, **options: Any) -> tuple[dict[str, Any], Player, Player]:
-    """An online classic-2 table created on A; its creator plays on A, the other on B."""
-    table = online_table(cluster.a, **options)
-    on_a = Player(cluster.a, table["id"], table["token"])
-    on_b = Player(cluster.b, table["id"])
-    sit(on_b, 1, "bram")
-    on_a.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "start")
-    return table, on_a, on_b
 
 
 def sees(player: Player, present: list[int], watchers: int) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from services import Cluster, Player, moved, online_table, sit, start_cluster
+from services import Cluster, Player, moved, seated_pair, start_cluster
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -61,11 +61,8 @@ def _has(message: dict[str, object], path: list[str]) -> bool:
 def test_a_killed_process_s_players_reconnect_to_the_other_and_lose_nothing(
     cluster: Cluster,
 ) -> None:
-    table = online_table(cluster.a)
-    on_a = Player(cluster.a, table["id"], table["token"])
-    on_b = Player(cluster.b, table["id"])
-    token_b = sit(on_b, 1, "bram")
-    on_a.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "start")
+    table, on_a, on_b = seated_pair(cluster)
+    token_b = on_b.token
     played = [play(on_a, on_b, 0), play(on_b, on_a, 1), play(on_a, on_b, 0)]
     seen = on_a.state["v"]
     assert cluster.a.process is not None
@@ -99,11 +96,7 @@ def test_a_killed_process_s_players_reconnect_to_the_other_and_lose_nothing(
 
 
 def test_play_goes_on_while_redis_restarts(cluster: Cluster) -> None:
-    table = online_table(cluster.a)
-    on_a = Player(cluster.a, table["id"], table["token"])
-    on_b = Player(cluster.b, table["id"])
-    sit(on_b, 1, "bram")
-    on_a.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "start")
+    table, on_a, on_b = seated_pair(cluster)
     played = [play(on_a, on_b, 0), play(on_b, on_a, 1)]
     cluster.redis.stop()
     try:
@@ -131,11 +124,7 @@ def test_play_goes_on_while_redis_restarts(cluster: Cluster) -> None:
 
 
 def test_the_database_unreachable_gives_clear_errors_and_play_resumes(cluster: Cluster) -> None:
-    table = online_table(cluster.a)
-    on_a = Player(cluster.a, table["id"], table["token"])
-    on_b = Player(cluster.b, table["id"])
-    sit(on_b, 1, "bram")
-    on_a.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "start")
+    table, on_a, on_b = seated_pair(cluster)
     played = [play(on_a, on_b, 0)]
     cluster.postgres.stop()
     try:
@@ -173,11 +162,7 @@ def test_the_database_unreachable_gives_clear_errors_and_play_resumes(cluster: C
 
 def test_moves_reach_the_other_process_in_order(cluster: Cluster) -> None:
     """Many quick moves: the other process's client sees every version once, in order."""
-    table = online_table(cluster.a)
-    on_a = Player(cluster.a, table["id"], table["token"])
-    on_b = Player(cluster.b, table["id"])
-    sit(on_b, 1, "bram")
-    on_a.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "start")
+    _, on_a, on_b = seated_pair(cluster)
     start = on_a.state["v"]
     for _ in range(10):
         play(on_a, on_b, 0)
