@@ -112,6 +112,21 @@ def test_players_on_two_processes_play_one_game(cluster: Cluster) -> None:
         on_b.close()
 
 
+def at_once(players: tuple[Player, Player], path: list[str], seat: int) -> None:
+    """Both players send the same move for ``seat`` at the same moment."""
+    barrier = threading.Barrier(len(players))
+
+    def send(player: Player) -> None:
+        barrier.wait()
+        player.move(seat, path)
+
+    threads = [threading.Thread(target=send, args=(player,)) for player in players]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
 def test_the_same_move_sent_to_both_processes_at_once_is_played_once(cluster: Cluster) -> None:
     """The creator's two windows (one on each process) send a move at the same moment:
     the database's version check lets exactly one through, every round."""
@@ -121,34 +136,12 @@ def test_the_same_move_sent_to_both_processes_at_once_is_played_once(cluster: Cl
     try:
         for _ in range(6):
             white = on_a.state["legal"][0]
-            barrier = threading.Barrier(2)
-
-            def send(
-                player: Player, path: list[str], seat: int, barrier: threading.Barrier = barrier
-            ) -> None:
-                barrier.wait()
-                player.move(seat, path)
-
-            threads = [
-                threading.Thread(target=send, args=(on_a, white, 0)),
-                threading.Thread(target=send, args=(second_b, white, 0)),
-            ]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
+            at_once((on_a, second_b), white, 0)
             after_white = on_b.until(moved(0))["v"]
             on_a.until_version(after_white)
             second_b.until_version(after_white)
             black = on_b.state["legal"][0]
-            threads = [
-                threading.Thread(target=send, args=(on_b, black, 1)),
-                threading.Thread(target=send, args=(second_a, black, 1)),
-            ]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
+            at_once((on_b, second_a), black, 1)
             after_black = on_a.until(moved(1))["v"]
             for player in (on_b, second_a, second_b):
                 player.until_version(after_black)
