@@ -786,8 +786,9 @@ class Tables:
                 continue
             del self._elsewhere[table_id]
             table = self.tables.get(table_id)
-            if table is not None and (table.present, table.watchers) != self._here(table_id):
-                table.present, table.watchers = self._here(table_id)
+            here = self._here(table_id)
+            if table is not None and (table.present, table.watchers) != here:
+                table.present, table.watchers = here
                 self.bus.deliver(
                     table_id,
                     {
