@@ -91,6 +91,9 @@ class RaceSearch:
         self.near = _near(rules)
         self.jumps = rules.board.jumps
         self.tt: dict[object, tuple[int, int, int, int]] = {}
+        #: The moves tried at a best-reply node, by position: each deeper iteration
+        #: meets the last one's nodes again, and listing rival moves is most of the work.
+        self.tried: dict[tuple[tuple[int, ...], bool], list[tuple[int, int]]] = {}
         #: The deepest search that finished, and which search ran (for the benchmarks).
         self.depth_reached = 0
         self.mode = ""
@@ -456,10 +459,13 @@ class RaceSearch:
                 or (k_flag == _UPPER and k_value <= alpha)
             ):
                 return k_value
-        if ours:
-            moves = [(self.me, move) for move in self._ordered(marbles, self.me, 0)]
-        else:
-            moves = self._replies(marbles)
+        moves = self.tried.get((marbles, ours))
+        if moves is None:
+            if ours:
+                moves = [(self.me, move) for move in self._ordered(marbles, self.me, 0)]
+            else:
+                moves = self._replies(marbles)
+            self.tried[marbles, ours] = moves
         if not moves:
             return self._brs(marbles, sums, depth - 1, alpha, beta, not ours, ply + 1)
         start_alpha, start_beta = alpha, beta
