@@ -6,9 +6,12 @@
 
 Setups: ``sqlite`` is one ``sternhalma serve`` process on an SQLite file;
 ``cluster`` is two processes on PostgreSQL 15 + Redis (started here on free
-loopback ports, as the tests do: tests/services.py), with every table's first
-player connected to process A and the second to process B; ``postgres`` is one
-process on the same PostgreSQL + Redis (what two processes are compared with).
+loopback ports, as the tests do: tests/services.py), each table on one of them
+as the reverse proxy of docs/deploy.md routes it (by table);
+``cluster-split`` the same processes with every table's first player on
+process A and the second on process B (every move crosses processes: the
+worst case); ``postgres`` is one process on the same PostgreSQL + Redis (what
+two processes are compared with).
 
 Human pace: each player moves 1-3 s (uniform jitter) after the turn comes to
 it. The figure is the **move→broadcast latency**: from the mover sending its
@@ -81,7 +84,7 @@ class Servers:
                 self.redis.start()
                 self.servers = [
                     Server(self.postgres.url, self.redis.url, self.folder / f"server-{n}.log")
-                    for n in ("ab" if self.setup == "cluster" else "a")
+                    for n in ("a" if self.setup == "postgres" else "ab")
                 ]
             for server in self.servers:
                 server.start()
@@ -100,7 +103,10 @@ class Servers:
 
     def pair(self, n: int) -> tuple[Server, Server]:
         """Where table ``n``'s two players connect."""
-        return self.servers[0], self.servers[-1]
+        if self.setup == "cluster-split":
+            return self.servers[0], self.servers[1]
+        server = self.servers[n % len(self.servers)]
+        return server, server
 
 
 async def open_table(
@@ -303,7 +309,7 @@ def saturation(setup: str, size: int, seconds: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--setup", choices=["sqlite", "postgres", "cluster", "both"], default="both"
+        "--setup", choices=["sqlite", "postgres", "cluster", "cluster-split", "both"], default="both"
     )
     parser.add_argument("--tables", type=int, nargs="+", default=[250, 500, 750, 1000])
     parser.add_argument("--seconds", type=float, default=20.0)
