@@ -309,7 +309,9 @@ def saturation(setup: str, size: int, seconds: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--setup", choices=["sqlite", "postgres", "cluster", "cluster-split", "both"], default="both"
+        "--setup",
+        choices=["sqlite", "postgres", "cluster", "cluster-split", "both"],
+        default="both",
     )
     parser.add_argument("--tables", type=int, nargs="+", default=[250, 500, 750, 1000])
     parser.add_argument("--seconds", type=float, default=20.0)

@@ -12,11 +12,15 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from services import Cluster, Player, moved, online_table, seated_pair, sit, start_cluster
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
+
+from sternhalma.server.store import Store, StoredTable
+from sternhalma.server.tables import Tables
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -234,3 +238,55 @@ def test_a_flag_falls_when_the_process_that_started_the_clock_is_gone(
         on_a.close()
         on_spare.close()
         spare.kill()
+
+
+def test_a_copy_read_while_another_process_moves_shows_the_move(tmp_path: Path) -> None:
+    """Process B reads a table from the database just as process A saves a move and
+    announces it: B's read, begun before the save, is read again, so B's copy has the
+    move. B keeps nothing about the tables it only hears of (a long-running cluster
+    hears of every table)."""
+
+    async def scenario() -> None:
+        store = Store(f"sqlite+aiosqlite:///{tmp_path / 'shared.db'}")
+        await store.open()
+        try:
+            a = Tables(store, workers=None)  # type: ignore[arg-type]
+            b = Tables(store, workers=None)  # type: ignore[arg-type]
+            table, token, _ = await a.create("classic-2", [{"kind": "person"}] * 2)
+            announced: list[dict[str, Any]] = []
+            a.bus.subscribe(table.id, announced.append)
+
+            async def a_moves() -> None:
+                move = table.game.legal_moves()[0]
+                path = tuple(table.rules.board.names[hole] for hole in move)
+                seat = table.game.turn
+                assert seat is not None
+                await a.move(table, token, seat, path, confirm=True, version=None)
+                b._observe(table.id, announced[-1], "process a")
+
+            await a_moves()
+            assert b._heard == {} and table.id not in b.tables
+
+            before = await store.load(table.id)
+
+            class ReadBeganEarlier:
+                """B's first read returns what the database held before A's move."""
+
+                first = True
+
+                async def load(self, table_id: str) -> StoredTable | None:
+                    if self.first:
+                        self.first = False
+                        await a_moves()
+                        return before
+                    return await store.load(table_id)
+
+            b.store = ReadBeganEarlier()  # type: ignore[assignment]
+            copy = await b.get(table.id)
+            assert copy.version == table.version == 2
+            assert copy.moves_played() == table.moves_played()
+            assert b._heard == {}
+        finally:
+            await store.close()
+
+    asyncio.run(scenario())

@@ -32,6 +32,7 @@ import hmac
 import logging
 import secrets
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -514,7 +515,10 @@ class Tables:
         #: Tables whose computer seat thinks in this process now.
         self._thinking: set[str] = set()
         self._sweeper: asyncio.Task[None] | None = None
-        #: The newest version another process announced, per table.
+        #: Tables being read from the database now (how many reads), and the newest
+        #: version another process announced meanwhile: nothing is kept for the
+        #: tables this process only hears about.
+        self._loading: Counter[str] = Counter()
         self._heard: dict[str, int] = {}
         self._unavailable = False
         #: Copies found behind the database by the last sweep, and their versions then.
@@ -601,14 +605,21 @@ class Tables:
         table = self.tables.get(table_id)
         if table is not None:
             return table
-        stored = await self.store.load(table_id)
-        # A read that began before another process's change arrived through the bus
-        # is read again (the change is saved before it is published).
-        for _ in range(25):
-            if stored is None or stored.version >= self._heard.get(table_id, 0):
-                break
-            await asyncio.sleep(0.02)
+        self._loading[table_id] += 1
+        try:
             stored = await self.store.load(table_id)
+            # A read that began before another process's change arrived through the
+            # bus is read again (the change is saved before it is published).
+            for _ in range(25):
+                if stored is None or stored.version >= self._heard.get(table_id, 0):
+                    break
+                await asyncio.sleep(0.02)
+                stored = await self.store.load(table_id)
+        finally:
+            self._loading[table_id] -= 1
+            if not self._loading[table_id]:
+                del self._loading[table_id]
+                self._heard.pop(table_id, None)
         if stored is None:
             raise TableError("no-table", f"there is no table {table_id[:40]!r}")
         table = self.tables.get(table_id)  # loaded by another command meanwhile
@@ -1191,7 +1202,7 @@ class Tables:
         version = message.get("v")
         if not isinstance(version, int):
             return
-        if version > self._heard.get(table_id, 0):
+        if table_id in self._loading and version > self._heard.get(table_id, 0):
             self._heard[table_id] = version
         if table is None or version <= table.version:
             return
