@@ -396,3 +396,40 @@ def test_hard_ahead_in_halma_does_not_repeat_a_position_a_third_time() -> None:
     moves = start.rules.legal_moves(game.position)
     assert back in moves and back not in _sensible(game, 0, moves)
     assert HardPlayer(0, nodes=300).choose(game) != back
+
+
+def test_best_reply_search_answers_with_the_rivals_likely_moves_beside_ours() -> None:
+    """With three or more players a rival's reply in Hard's search is one of its biggest
+    gains (what a racing player would play) that starts or ends beside our marbles."""
+    from sternhalma.boards.base import bits
+    from sternhalma.players.hard import HardSettings
+    from sternhalma.players.race import RaceSearch, unpack
+    from sternhalma.players.search import Limits
+
+    likely = HardSettings().likely
+    assert likely > 0
+    rules = find_variant("classic-6")
+    assert isinstance(rules, RaceRules)
+    board = rules.board
+    tried = 0
+    for start in sample_positions(rules, 6, seed=3):
+        me = start.turn
+        search = RaceSearch(rules, me, range(6), Limits.of(1, None), rivalry=False, likely=likely)
+        beside = 0
+        for hole in bits(start.marbles[me] & ~rules.goals[me]):
+            beside |= board.neighbour_mask[hole]
+            beside |= board.mask(land for _, land, _ in board.jumps[hole])
+        expected = [
+            (seat, move)
+            for seat in range(6)
+            if seat != me
+            for move in search.targets(start.marbles, seat)[:likely]
+            if any(beside >> hole & 1 for hole in unpack(move))
+        ]
+        replies = search._replies(start.marbles)
+        assert set(replies) <= set(expected)
+        assert len(replies) == min(len(expected), search.breadth)
+        gains = [move >> 18 for _, move in replies]
+        assert gains == sorted(gains, reverse=True)
+        tried += len(replies)
+    assert tried

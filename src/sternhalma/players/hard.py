@@ -42,12 +42,18 @@ class HardSettings:
     #: in two thirds of that time (a capture node lists every chain, a Halma node
     #: moves 19 pieces in 8 directions, a star node 10 marbles in 6).
     nodes_per_second: int = 20_000
+    #: Three or more players on the star: a reply node tries only the rivals' likely
+    #: moves, so the same time searches more nodes.
+    multi_nodes_per_second: int = 30_000
     halma_nodes_per_second: int = 9_000
     capture_nodes_per_second: int = 5_000
     #: Own moves kept at inner nodes (race).
     breadth: int = 10
     #: A rival's replies kept at inner nodes (race, two players).
     reply_breadth: int = 3
+    #: Three or more: a rival's replies are only its this many biggest gains (what a
+    #: racing player plays), of those beside our marbles (0: every move beside them).
+    likely: int = 3
     #: Two players in contact: "alphabeta" or "solo" (own moves only).
     duel: str = "alphabeta"
     #: Three or more in contact: "brs" (best-reply search) or "solo".
@@ -111,7 +117,12 @@ class HardPlayer(Player):
         rate = {
             "halma": settings.halma_nodes_per_second,
             "capture": settings.capture_nodes_per_second,
-        }.get(game.rules.game, settings.nodes_per_second)
+        }.get(
+            game.rules.game,
+            settings.multi_nodes_per_second
+            if game.rules.players > 2
+            else settings.nodes_per_second,
+        )
         nodes = self.nodes or max(1, int(seconds * rate))
         # The clock stops the search a little early: choosing the options, setting
         # up and answering also take time, and the whole move must fit the budget.
@@ -135,6 +146,7 @@ class HardPlayer(Player):
                 multi=settings.multi,
                 weights=settings.multi_weights if many else settings.weights,
                 rivalry=settings.rivalry,
+                likely=settings.likely,
             )
         else:
             search = CaptureSearch(

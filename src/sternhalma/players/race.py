@@ -70,6 +70,7 @@ class RaceSearch:
         multi: str = "brs",
         weights: RaceWeights = DEFAULT_WEIGHTS,
         rivalry: bool = True,
+        likely: int = 0,
     ) -> None:
         self.rules = rules
         self.me = seat
@@ -81,6 +82,7 @@ class RaceSearch:
         self.duel = duel
         self.multi = multi
         self.rivalry = rivalry
+        self.likely = likely
         self.evaluation = race_evaluation(rules, weights)
         self.costs = self.evaluation.costs
         self.to_go = self.evaluation.to_go
@@ -410,10 +412,11 @@ class RaceSearch:
             near = self.near
             for hole in bits(marbles[self.me] & ~self.goals[self.me]):
                 zone |= near[hole]
+            likely = self.likely or None
             pooled = [
                 (s, move)
                 for s in self.rivals
-                for move in self.targets(marbles, s)
+                for move in self.targets(marbles, s)[:likely]
                 if zone >> (move & _HOLE) & 1 or zone >> ((move >> 9) & _HOLE) & 1
             ]
         pooled.sort(key=lambda sm: sm[1] >> 18, reverse=True)
