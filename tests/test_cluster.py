@@ -289,4 +289,17 @@ def test_a_copy_read_while_another_process_moves_shows_the_move(tmp_path: Path) 
         finally:
             await store.close()
 
-    asyncio.run(scenario())
+    # In a thread of its own: the browser tests may leave an event loop running here.
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(scenario())
+        except BaseException as error:  # handed to the test's thread
+            failure.append(error)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0]
