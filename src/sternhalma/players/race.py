@@ -7,7 +7,8 @@ position:
   deepening, a transposition table and moves ordered by their gain.
 - **best-reply** (three or more in contact): our moves alternate with the
   single strongest reply of any rival (Schadd & Winands' best-reply search,
-  the published winner over max-n and paranoid in Chinese checkers).
+  the published winner over max-n and paranoid in Chinese checkers), the
+  replies taken from the rivals' likely moves that come near ours.
 - **solo** (nobody left to meet): once every rival marble is behind all of
   ours, nothing the others do can help or hinder, and the race is a puzzle:
   finish in the fewest moves. The search looks at our own moves only, so
@@ -403,7 +404,9 @@ class RaceSearch:
 
         Judging our lead, the rivals' biggest gains; judging only our own way,
         the moves that start or end beside our marbles (they take away a rung of
-        our ladders or block a landing), biggest gains first.
+        our ladders or block a landing), biggest gains first; with ``likely``,
+        only among each rival's ``likely`` biggest gains (what a racing player
+        plays), so no reply may be left: then we move again.
         """
         if self.rivalry:
             pooled = [(s, move) for s in self.rivals for move in self._ordered(marbles, s, 0)]
