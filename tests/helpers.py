@@ -1,9 +1,23 @@
-"""Building positions for tests by hand."""
+"""Test helpers: positions built by hand, a coroutine run on a loop of its own."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
 from sternhalma.position import Position
 from sternhalma.rules import find_variant
+
+T = TypeVar("T")
+
+
+def run_apart(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run ``coroutine`` on an event loop of its own in a thread (the browser tests keep
+    a loop running in the main thread) and return its result or raise its error."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, coroutine).result()
 
 
 def position(variant: str, turn: str, **marbles: str) -> Position:

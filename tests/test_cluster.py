@@ -7,7 +7,6 @@ have limits so that something that never comes fails the test.
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from collections.abc import Iterator
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import run_apart
 from services import Cluster, Player, moved, online_table, seated_pair, sit, start_cluster
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
@@ -49,11 +49,7 @@ def stored_events(cluster: Cluster, table_id: str) -> list[tuple[int, str]]:
         finally:
             await engine.dispose()
 
-    result: list[list[tuple[int, str]]] = []
-    thread = threading.Thread(target=lambda: result.append(asyncio.run(read())))
-    thread.start()
-    thread.join()
-    return result[0]
+    return run_apart(read())
 
 
 def sees(player: Player, present: list[int], watchers: int) -> None:
@@ -289,17 +285,4 @@ def test_a_copy_read_while_another_process_moves_shows_the_move(tmp_path: Path) 
         finally:
             await store.close()
 
-    # In a thread of its own: the browser tests may leave an event loop running here.
-    failure: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            asyncio.run(scenario())
-        except BaseException as error:  # handed to the test's thread
-            failure.append(error)
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join()
-    if failure:
-        raise failure[0]
+    run_apart(scenario())

@@ -8,10 +8,8 @@ sets (``FakeTime``), never by measuring how long something took.
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -20,6 +18,7 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from fastapi.testclient import TestClient
+from helpers import run_apart
 from sqlalchemy import create_engine
 from starlette.websockets import WebSocketDisconnect
 from test_server import EASY, PERSON, Socket, event_of, receive_until
@@ -538,7 +537,7 @@ def test_two_processes_can_never_both_apply_a_move(tmp_path: Path) -> None:
 
 def test_the_migrations_make_the_schema_of_the_models(tmp_path: Path) -> None:
     path = tmp_path / "fresh.db"
-    _run(_open(database_url(str(path))))
+    run_apart(_open(database_url(str(path))))
     engine = create_engine(f"sqlite:///{path}")
     with engine.connect() as connection:
         differences = compare_metadata(MigrationContext.configure(connection), Base.metadata)
@@ -565,18 +564,11 @@ def test_a_part_one_database_is_upgraded_and_its_games_go_on(tmp_path: Path) -> 
 
 def test_a_database_of_a_newer_version_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "newer.db"
-    _run(_open(database_url(str(path))))
+    run_apart(_open(database_url(str(path))))
     with sqlite3.connect(path) as connection:
         connection.execute("UPDATE alembic_version SET version_num = '9999'")
     with pytest.raises(DatabaseSchemaError, match="another version"):
-        _run(_open(database_url(str(path))))
-
-
-def _run(coroutine: Any) -> None:
-    """Run a coroutine on its own loop in a thread (the browser tests keep a loop running
-    in this one)."""
-    with ThreadPoolExecutor(1) as thread:
-        thread.submit(asyncio.run, coroutine).result()
+        run_apart(_open(database_url(str(path))))
 
 
 async def _open(url: str) -> None:

@@ -6,11 +6,11 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import run_apart
 from services import Postgres
 
 from sternhalma.server.store import (
@@ -112,6 +112,4 @@ async def together(url: str, prefix: str) -> None:
 def test_commits_in_one_transaction_succeed_or_fail_each_on_its_own(
     url: str, request: pytest.FixtureRequest
 ) -> None:
-    # On a loop of its own in a thread: the browser tests keep one running in this one.
-    with ThreadPoolExecutor(1) as thread:
-        thread.submit(asyncio.run, together(url, prefix=request.node.callspec.id)).result()
+    run_apart(together(url, prefix=request.node.callspec.id))
