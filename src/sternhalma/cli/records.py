@@ -15,7 +15,7 @@ from sternhalma.records import Record, read_record, result_text
 
 
 def counted(n: int, noun: str) -> str:
-    """"1 round", "2 rounds": an English count with its noun."""
+    """An English count with its noun: 1 round, 2 rounds."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
