@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page, expect
+
 from e2e.test_web import DEADLINE_START, EASY, MOVES, PERSON, hole, open_lobby, start_table, status
 
 #: Only i9 has a loop: over j9, j10 and i10 and back, capturing all three.
