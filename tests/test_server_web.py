@@ -226,3 +226,17 @@ def test_the_full_rules_cover_every_variant_and_are_served_and_linked(tmp_path: 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
     assert "`docs/rules.md`" in readme
     assert "RULES.md" not in readme + rules + strings("en")["ratings.help"]
+
+
+def test_dutch_and_turkish_call_the_home_and_a_resignation_one_way() -> None:
+    dutch, turkish = strings("nl"), strings("tr")
+    for key in ("lobby.deadlineRule", "confirm.out", "ending.out"):
+        assert "eigen punt" in dutch[key] and "thuis" not in dutch[key], key
+        assert re.search(r"\bev(in|den)", turkish[key]) and "uc" not in turkish[key], key
+    howto = WEB / "howto"
+    for page in sorted(howto.glob("nl/*.html")):
+        assert "remise" not in page.read_text("utf-8").lower(), page
+    assert "remise" not in " ".join(dutch.values()).lower()
+    for page in sorted(howto.glob("tr/*.html")):
+        assert "Daması" not in page.read_text("utf-8"), page  # "Çin daması", as in the app
+    assert "terk" not in " ".join(turkish.values()).lower()  # "pes etmek" is resigning
