@@ -168,7 +168,9 @@ def test_the_header_names_the_game_of_the_table(page: Page, server: str) -> None
     expect(page.locator(".brand")).to_have_text("Chinese checkers")
     start_table(page, server, "halma-2", [PERSON, EASY])
     page.locator("#language").select_option("nl")
+    expect(page.locator("html")).to_have_attribute("lang", "nl")  # loaded and remembered
     expect(page.locator(".brand")).to_have_text("Halma")
+    expect(page.locator("#table-title")).to_have_text("Halma · Met twee")
     start_table(page, server, "capture-2", [PERSON, EASY])
     expect(page.locator(".brand")).to_have_text("Chinees dammen met slaan")
     page.locator("#language").select_option("en")
