@@ -10,7 +10,7 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from e2e.test_web import DEADLINE_START, EASY, MOVES, PERSON, hole, open_lobby, start_table, status
+from e2e.test_web import EASY, MOVES, PERSON, hole, open_lobby, start_table, status
 
 #: Only i9 has a loop: over j9, j10 and i10 and back, capturing all three.
 LOOP = {
@@ -210,18 +210,3 @@ def test_the_move_list_has_a_row_per_round(page: Page, server: str) -> None:
     # Looking back still goes by move: the fourth move is round 2's first.
     rounds(page).nth(1).locator("button").first.click()
     expect(status(page)).to_have_text("Looking at the position after move 4.")
-
-
-def test_the_status_says_whose_turn_while_a_move_waits_for_its_confirmation(
-    page: Page, server: str
-) -> None:
-    start_table(
-        page, server, "classic-2", [PERSON, PERSON], start=DEADLINE_START, moves_made=[29, 29]
-    )
-    hole(page, "m5").click()
-    hole(page, "m4").click()
-    dialog = page.get_by_role("dialog")
-    expect(dialog).to_contain_text("This move puts you out of the game")
-    expect(status(page)).to_have_text("White to play.")
-    dialog.get_by_role("button", name="Cancel").click()
-    expect(status(page)).to_have_text("White to play: pick a marble.")
