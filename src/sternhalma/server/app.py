@@ -237,6 +237,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return FileResponse(web / "index.html", headers=SECURITY_HEADERS)
 
     async def rules() -> Response:
+        """docs/rules.md as plain text, which every browser shows as it is."""
         if not RULES_TEXT.is_file():
             return Response("the rules are in docs/rules.md of the source", status_code=404)
         return FileResponse(

@@ -213,14 +213,6 @@ export async function showTable(root, id, navigate) {
     root.querySelector("h1").textContent = t("error.no-table");
   }
 
-  /** The header and the page title name this table's game, not the lobby's default. */
-  function nameTheGame() {
-    const brand = document.querySelector(".brand [data-i18n]");
-    if (brand) brand.dataset.i18n = `game.${variant.game}`;
-    if (brand) brand.textContent = t(`game.${variant.game}`);
-    document.title = `${t(`game.${variant.game}`)} · ${variantName(variant.id)}`;
-  }
-
   // -- state -------------------------------------------------------------------
   function setState(next) {
     const first = !state;
@@ -710,10 +702,15 @@ export async function showTable(root, id, navigate) {
   const me = identity();
   $("#sit-nickname").value = me ? me.nickname : "";
 
-  /** The texts that name the game and the variant, again after a change of language. */
+  /** The texts that name the game and the variant, again after a change of language. The
+   * header and the page title name this table's game, not the lobby's default. */
   function labelTable() {
-    nameTheGame();
-    $("#table-title").textContent = `${t(`game.${variant.game}`)} · ${variantName(variant.id)}`;
+    const brand = document.querySelector(".brand [data-i18n]");
+    brand.dataset.i18n = `game.${variant.game}`;
+    brand.textContent = t(`game.${variant.game}`);
+    const title = `${t(`game.${variant.game}`)} · ${variantName(variant.id)}`;
+    $("#table-title").textContent = title;
+    document.title = title;
     $("#keys").textContent = t(`keys.help.${variant.game}`);
     $("#coords-text").textContent = t(`board.names.${variant.game}`);
     board.svg.setAttribute("aria-label", t("board.label"));
