@@ -21,8 +21,8 @@ away.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 import heapq
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -220,9 +220,7 @@ def _first(item: tuple[int, ...]) -> int:
     return item[0]
 
 
-def _moves(
-    solo: SoloMoves, levels: list[list[tuple[int, int, int, int, int]]]
-) -> tuple[Move, ...]:
+def _moves(solo: SoloMoves, levels: list[list[tuple[int, int, int, int, int]]]) -> tuple[Move, ...]:
     """The moves from the root to the last level's only position, with their paths."""
     chain = []
     index = 0
