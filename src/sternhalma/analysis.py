@@ -98,7 +98,7 @@ class PositionAnalysis:
     race: int | None
 
     def as_dict(self) -> dict[str, Any]:
-        rules = self.position.rules
+        rules = race_rules(self.position.rules)
         return {
             "turn": rules.seats[self.position.turn],
             "best": None if self.best is None else _move_dict(rules, self.best),

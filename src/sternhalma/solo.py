@@ -317,7 +317,7 @@ def _crossing_moves(
     """
 
     def chain(marbles: int) -> list[tuple[int, int, int]]:
-        steps = []
+        steps: list[tuple[int, int, int]] = []
         while True:
             _, parent, start, end = children.get(marbles) or kept[marbles]
             if not start:

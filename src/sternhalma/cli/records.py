@@ -14,7 +14,7 @@ from sternhalma.notation import position_to_dict, position_to_json
 from sternhalma.records import Record, read_record, result_text
 
 
-def _read_source(source: str) -> str:
+def read_source(source: str) -> str:
     """The record's text from a file, or standard input for ``-``."""
     if source == "-":
         return sys.stdin.read()
@@ -61,7 +61,7 @@ def replay(source: str, as_json: bool) -> None:
     fails with the move number and the reason (exit status 2).
     """
     try:
-        record = read_record(_read_source(source))
+        record = read_record(read_source(source))
     except SternhalmaError as error:
         fail(str(error))
         return
