@@ -39,7 +39,7 @@ BEST_NODES = 1_500
 #: The beam that estimates moves to go: wider is closer to the truth and slower.
 ESTIMATE_WIDTH = 16
 #: The lower bound's node allowance: enough to make the last ten moves or so exact.
-BOUND_NODES = 2_000
+BOUND_NODES = 1_000
 
 
 class AnalysisError(SternhalmaError):

@@ -16,6 +16,7 @@ CROSSING = json.loads(
     (Path(__file__).parents[2] / "src/sternhalma/web/data/crossing.json").read_text()
 )
 MOVES = "#an-moves button[data-ply]"
+MOVABLE = re.compile(r"\bmovable\b")
 
 
 def test_game_over_opens_the_analysis_board_and_the_review(
@@ -44,7 +45,7 @@ def test_game_over_opens_the_analysis_board_and_the_review(
 
     # The computer's view of the start: white needs exactly one move, h13-h14 is best.
     page.get_by_role("button", name="First position").click()
-    expect(page.locator("#an-best")).to_contain_text("Best move for White: h13-h14")
+    expect(page.locator("#an-best")).to_contain_text("Best move for White: h13-h14", timeout=30_000)
     expect(page.locator("#an-togo tr").first).to_contain_text("exactly 1")
     expect(page.locator("#an-race .race-text")).to_contain_text("White is ahead by")
     expect(page.locator("svg.board .path.best")).to_have_count(1)
@@ -77,12 +78,12 @@ def test_a_record_file_opened_in_the_page_and_a_move_tried(
     expect(page.locator("#an-info")).to_contain_text("Ayşe")
 
     # Try a move of black's in the final position: the game's moves stay as they are.
-    expect(hole(page, "e14")).to_have_class(re.compile(r"\bmovable\b"))
+    expect(hole(page, "e14")).to_have_class(MOVABLE)
     hole(page, "e14").click()
     hole(page, "e13").click()
     expect(page.locator("#an-status")).to_contain_text("Trying: e14-e13")
     expect(hole(page, "e13")).to_have_attribute("aria-label", "e13, black marble")
-    expect(page.locator("#an-best")).to_contain_text("Best move for White")
+    expect(page.locator("#an-best")).to_contain_text("Best move for White", timeout=30_000)
     page.screenshot(path=artifacts / "analysis-try.png", full_page=True)
     page.get_by_role("button", name="Back to the game").click()
     expect(page.locator("#an-status")).to_contain_text("After move 5 of 5: l3-l5")
@@ -105,6 +106,7 @@ def test_the_crossing_puzzle_counts_keeps_the_best_and_shows_a_solution(
     page.get_by_role("link", name="Crossing puzzle").click()
     expect(page.get_by_role("heading", name="Crossing puzzle")).to_be_visible()
     expect(page.locator("#pz-best")).to_have_text("–")
+    expect(hole(page, "k4")).to_have_class(MOVABLE)
     hole(page, "k4").click()
     hole(page, "k5").click()
     expect(page.locator("#pz-moves")).to_have_text("1")
@@ -114,6 +116,7 @@ def test_the_crossing_puzzle_counts_keeps_the_best_and_shows_a_solution(
     # The stored 27-move crossing, played by hand.
     for number, text in enumerate(CROSSING["moves"], start=1):
         start, *_, end = text.split("-")
+        expect(hole(page, start)).to_have_class(MOVABLE)
         hole(page, start).click()
         hole(page, end).click()
         expect(page.locator("#pz-moves")).to_have_text(str(number))

@@ -37,7 +37,7 @@ from sternhalma.server.protocol import (
     error_message,
     parse_nickname,
 )
-from sternhalma.server.review import Analyses, legal_moves, record_plies
+from sternhalma.server.review import Analyses, crossing_moves, legal_moves, record_plies
 from sternhalma.server.store import DatabaseUnavailable, Store, database_url
 from sternhalma.server.tables import Tables
 
@@ -246,6 +246,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if not isinstance(body, dict):
             raise ProtocolError('send {"position": <position JSON>}')
         return legal_moves(body.get("position"))
+
+    @app.post("/api/puzzles/crossing/moves")
+    async def puzzle_moves(request: Request) -> dict[str, Any]:
+        """The crossing puzzle's moves from white's marbles."""
+        body = await json_body(request)
+        if not isinstance(body, dict):
+            raise ProtocolError('send {"white": [<hole names>]}')
+        return crossing_moves(body.get("white"))
 
     @app.websocket("/ws/analysis")
     async def analysis_socket(websocket: WebSocket) -> None:

@@ -40,6 +40,7 @@ from sternhalma.position import Position
 from sternhalma.records import read_record
 from sternhalma.server.computer import Workers
 from sternhalma.server.protocol import MAX_BODY, ProtocolError, error_message
+from sternhalma.solo import crossing_rules
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,32 @@ def legal_moves(position: object) -> dict[str, Any]:
                 "after": position_to_dict(rules.apply_unchecked(game.position, move)),
             }
             for move in game.legal_moves()
+        ]
+    }
+
+
+def crossing_moves(white: object) -> dict[str, Any]:
+    """The crossing puzzle's moves from white's marbles (hole names), each with the
+    marbles after it. The puzzle is not a variant: one seat alone (solo.py)."""
+    rules = crossing_rules()
+    board = rules.board
+    if (
+        not isinstance(white, list)
+        or len(white) != rules.marbles_per_seat
+        or not all(isinstance(name, str) and name in board.index_of for name in white)
+        or len(set(white)) != len(white)
+    ):
+        raise ProtocolError(f'"white" must be the names of {rules.marbles_per_seat} holes')
+    own = board.mask_of_names(white)
+    position = Position(rules, 0, (own,))
+    return {
+        "moves": [
+            {
+                "text": rules.format_move(move),
+                "path": [board.names[h] for h in move],
+                "white": board.names_of(own ^ (1 << move[0]) ^ (1 << move[-1])),
+            }
+            for move in rules.legal_moves(position)
         ]
     }
 

@@ -22,6 +22,11 @@ export async function legalMoves(position) {
   return (await post("/api/analysis/moves", { position })).moves;
 }
 
+/** The crossing puzzle's moves from white's marbles: [{text, path, white}]. */
+export async function crossingMoves(white) {
+  return (await post("/api/puzzles/crossing/moves", { white })).moves;
+}
+
 /** The analysis websocket. ``onMessage`` gets every message; ``send`` waits for the socket to open. */
 export class AnalysisSocket {
   constructor(onMessage) {

@@ -30,10 +30,10 @@ export async function showAnalysis(root) {
         <label class="field card" id="an-open"><span data-i18n="analysis.open"></span>
           <input type="file" id="an-file" accept=".txt,text/plain"></label>
         <div class="actions an-steps" id="an-steps" hidden>
-          <button type="button" id="an-first" data-i18n-attr="aria-label:analysis.first">⏮</button>
-          <button type="button" id="an-prev" data-i18n-attr="aria-label:analysis.prev">◀</button>
-          <button type="button" id="an-next" data-i18n-attr="aria-label:analysis.next">▶</button>
-          <button type="button" id="an-last" data-i18n-attr="aria-label:analysis.last">⏭</button>
+          <button type="button" id="an-first" data-i18n-attr="aria-label:analysis.first">«</button>
+          <button type="button" id="an-prev" data-i18n-attr="aria-label:analysis.prev">‹</button>
+          <button type="button" id="an-next" data-i18n-attr="aria-label:analysis.next">›</button>
+          <button type="button" id="an-last" data-i18n-attr="aria-label:analysis.last">»</button>
           <button type="button" id="an-back" hidden data-i18n="analysis.backToGame"></button>
         </div>
         <section id="an-eval" class="card an-eval" hidden aria-labelledby="an-eval-title">

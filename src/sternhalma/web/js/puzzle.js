@@ -3,7 +3,7 @@
 // keeps the player's best in this browser, and "Show me" plays the computer's solution.
 
 import { catalogue } from "./api.js";
-import { ends, legalMoves } from "./analysis-api.js";
+import { crossingMoves, ends } from "./analysis-api.js";
 import { Board } from "./board.js";
 import { t, translate } from "./i18n.js";
 import { thingName } from "./words.js";
@@ -68,7 +68,7 @@ export async function showPuzzle(root) {
   translate(root);
   const $ = (selector) => root.querySelector(selector);
   const variant = data.variants.find((v) => v.id === VARIANT);
-  const start = { variant: VARIANT, turn: "white", marbles: { white: variant.homes[0], black: [] } };
+  const start = { marbles: { white: variant.homes[0] } };
   const goal = new Set(variant.goals[0]);
 
   let positions = [start];
@@ -87,6 +87,12 @@ export async function showPuzzle(root) {
   board.svg.setAttribute("aria-label", t("board.label"));
   board.turnHomeDown(variant.homes[0]);
   board.showGoal(variant.goals[0]);
+
+  /** The moves from ``pos``, each with the position it leads to (``after``). */
+  async function legalMoves(pos) {
+    const moves = await crossingMoves(pos.marbles.white);
+    return moves.map((move) => ({ ...move, after: { marbles: { white: move.white } } }));
+  }
 
   function position() {
     return positions[positions.length - 1];
