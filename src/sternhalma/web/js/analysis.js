@@ -30,10 +30,10 @@ export async function showAnalysis(root) {
         <label class="field card" id="an-open"><span data-i18n="analysis.open"></span>
           <input type="file" id="an-file" accept=".txt,text/plain"></label>
         <div class="actions an-steps" id="an-steps" hidden>
-          <button type="button" id="an-first" data-i18n-attr="aria-label:analysis.first">«</button>
-          <button type="button" id="an-prev" data-i18n-attr="aria-label:analysis.prev">‹</button>
-          <button type="button" id="an-next" data-i18n-attr="aria-label:analysis.next">›</button>
-          <button type="button" id="an-last" data-i18n-attr="aria-label:analysis.last">»</button>
+          <button type="button" id="an-first" class="step" data-i18n-attr="aria-label:analysis.first">«</button>
+          <button type="button" id="an-prev" class="step" data-i18n-attr="aria-label:analysis.prev">‹</button>
+          <button type="button" id="an-next" class="step" data-i18n-attr="aria-label:analysis.next">›</button>
+          <button type="button" id="an-last" class="step" data-i18n-attr="aria-label:analysis.last">»</button>
           <button type="button" id="an-back" hidden data-i18n="analysis.backToGame"></button>
         </div>
         <section id="an-eval" class="card an-eval" hidden aria-labelledby="an-eval-title">
@@ -362,7 +362,7 @@ export async function showAnalysis(root) {
       button.textContent = `${index + 1}. ${move.text}${judged ? SYMBOLS[judged.verdict] : ""}`;
       if (judged) {
         button.classList.add(`verdict-${judged.verdict}`);
-        button.title = judged.loss
+        button.title = judged.verdict !== "good"
           ? t("analysis.lost", { verdict: t(`analysis.verdict.${judged.verdict}`), n: judged.loss, best: judged.best.text })
           : t("analysis.verdict.good");
       }
@@ -436,6 +436,8 @@ export function raceBar(box, lead, colours) {
   el("line", { x1: 50, x2: 50, y1: 0, y2: 10, class: "middle" }, svg);
   const text = document.createElement("p");
   text.className = "race-text";
-  text.textContent = lead === 0 ? t("analysis.level") : t("analysis.ahead", { colour: colourName(lead > 0 ? first : second), n: Math.abs(lead) });
+  const colour = colourName(lead > 0 ? first : second);
+  const n = Math.abs(lead);
+  text.textContent = n === 0 ? t("analysis.level") : t(n === 1 ? "analysis.aheadOne" : "analysis.ahead", { colour, n });
   box.append(svg, text);
 }

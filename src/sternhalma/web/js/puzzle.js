@@ -189,13 +189,12 @@ export async function showPuzzle(root) {
   function restart() {
     positions = [start];
     played = [];
-    draw();
+    return draw();
   }
 
   async function showMe() {
-    restart();
     showing = true;
-    render();
+    await restart();
     for (const text of solution.moves) {
       if (!showing) return;
       const moves = await legalMoves(position());
