@@ -8,9 +8,9 @@ from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
+from e2e.test_web import EASY, NEAR_FINISH, PERSON, hole, open_lobby, start_table
 from sternhalma.game import Game
 from sternhalma.records import write_record
-from e2e.test_web import EASY, NEAR_FINISH, PERSON, hole, open_lobby, start_table
 
 CROSSING = json.loads(
     (Path(__file__).parents[2] / "src/sternhalma/web/data/crossing.json").read_text()
