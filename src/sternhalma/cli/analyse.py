@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 
 import click
@@ -32,7 +33,7 @@ def analyse(source: str, as_json: bool) -> None:
         record = read_record(read_source(source))
         review = review_game(
             record.game,
-            progress=None if as_json else lambda done, total: _progress(done, total),
+            progress=_progress if not as_json and sys.stderr.isatty() else None,
         )
     except SternhalmaError as error:
         fail(str(error))
