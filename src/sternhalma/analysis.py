@@ -20,9 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
+from sternhalma.boards.base import bits
+from sternhalma.boards.star import STAR
 from sternhalma.errors import SternhalmaError
 from sternhalma.game import Game
 from sternhalma.players.hard import HardPlayer
@@ -38,8 +40,10 @@ MISTAKE = 4
 BEST_NODES = 1_500
 #: The beam that estimates moves to go: wider is closer to the truth and slower.
 ESTIMATE_WIDTH = 16
-#: The lower bound's node allowance: enough to make the last ten moves or so exact.
+#: The lower bound's node allowance, and the marbles outside the goal up to which it
+#: is tried (further out it cannot finish, and the bound is that count).
 BOUND_NODES = 1_000
+EXACT_UP_TO = 5
 
 
 class AnalysisError(SternhalmaError):
@@ -67,17 +71,60 @@ class ToGo:
         return {"lower": self.lower, "exact": self.exact, "estimate": self.estimate}
 
 
-@lru_cache(maxsize=4096)
 def to_go(rules: RaceRules, seat: int, own: int) -> ToGo:
-    """The moves ``seat`` needs alone from its marbles ``own`` (cached: a seat's moves
-    to go depend on its own marbles only, and a review meets them again and again)."""
-    bound = lower_bound(rules, seat, own, BOUND_NODES)
-    if bound.exact:
-        return ToGo(bound.moves, True, bound.moves)
+    """The moves ``seat`` needs alone from its marbles ``own``.
+
+    Counted in the first seat's frame where the board can be turned so (the
+    star), so that the same shape counts the same for every seat: a beam's
+    ties would otherwise fall differently for a turned copy.
+    """
+    frame = _frame(rules, seat)
+    if frame is None:
+        return _to_go(rules, seat, own)
+    return _to_go(rules, 0, _turned(own, frame))
+
+
+@lru_cache(maxsize=4096)
+def _to_go(rules: RaceRules, seat: int, own: int) -> ToGo:
+    """to_go in the seat's own frame (cached: a seat's moves to go depend on its own
+    marbles only, and a review meets them again and again)."""
+    outside = (own & ~rules.goals[seat]).bit_count()
+    if outside <= EXACT_UP_TO:
+        bound = lower_bound(rules, seat, own, BOUND_NODES)
+        if bound.exact:
+            return ToGo(bound.moves, True, bound.moves)
+        lower = bound.moves
+    else:
+        lower = outside
     found = beam(rules, seat, own, ESTIMATE_WIDTH)
     # A beam that dies out (never on a real board) leaves only the bound to go by.
-    estimate = bound.moves if found is None else max(len(found), bound.moves)
-    return ToGo(bound.moves, False, estimate)
+    estimate = lower if found is None else max(len(found), lower)
+    return ToGo(lower, False, estimate)
+
+
+@cache
+def _frame(rules: RaceRules, seat: int) -> tuple[int, ...] | None:
+    """frame[hole]: the hole the star turned so that ``seat``'s home, goal and the holes
+    it may end on become the first seat's; None when no turn does that."""
+    board = rules.board
+    if seat == 0 or board.kind != "star":
+        return None
+    turn = tuple(range(board.size))
+    for _ in range(5):
+        turn = tuple(STAR.rotate[hole] for hole in turn)
+        if all(
+            _turned(mask[seat], turn) == mask[0]
+            for mask in (rules.homes, rules.goals, rules.may_end)
+        ):
+            return turn
+    return None
+
+
+def _turned(mask: int, turn: tuple[int, ...]) -> int:
+    result = 0
+    for hole in bits(mask):
+        result |= 1 << turn[hole]
+    return result
 
 
 def race(rules: RaceRules, counts: list[ToGo]) -> int | None:
