@@ -180,8 +180,13 @@ class Analyses:
             self.running.release()
 
     async def serve(self, websocket: WebSocket) -> None:
-        """One browser's analysis connection: position analyses and at most one review."""
+        """One browser's analysis connection: position analyses and at most one review.
+
+        Only the newest position analysis matters (the page has moved on): a new
+        one cancels the one before.
+        """
         review: asyncio.Task[None] | None = None
+        analysis: asyncio.Task[None] | None = None
         lock = asyncio.Lock()  # one message out at a time
 
         async def send(data: dict[str, Any]) -> None:
@@ -207,6 +212,13 @@ class Analyses:
             except SternhalmaError as error:
                 await send({"type": "error", **error_message(error)})
 
+        async def run_analysis(position: object, ident: object) -> None:
+            try:
+                result = await self.think(analyse_job, position)
+                await send({"type": "analysis", "id": ident, **result})
+            except SternhalmaError as error:
+                await send({"type": "error", **error_message(error)})
+
         try:
             while True:
                 text = await websocket.receive_text()
@@ -214,8 +226,11 @@ class Analyses:
                     message = _message(text)
                     kind = message["type"]
                     if kind == "analyse":
-                        result = await self.think(analyse_job, message.get("position"))
-                        await send({"type": "analysis", "id": message.get("id"), **result})
+                        if analysis is not None:
+                            analysis.cancel()
+                        analysis = asyncio.create_task(
+                            run_analysis(message.get("position"), message.get("id"))
+                        )
                     elif kind == "review":
                         if review is not None and not review.done():
                             raise ProtocolError("a review is already running on this page")
@@ -233,10 +248,11 @@ class Analyses:
         except WebSocketDisconnect:
             pass
         finally:
-            if review is not None:
-                review.cancel()
-                with contextlib.suppress(asyncio.CancelledError, SternhalmaError):
-                    await review
+            for task in (review, analysis):
+                if task is not None:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, SternhalmaError):
+                        await task
 
 
 def _message(text: str) -> dict[str, Any]:
