@@ -6,8 +6,9 @@
 import { catalogue } from "./api.js";
 import { AnalysisSocket, ends, legalMoves, readRecord } from "./analysis-api.js";
 import { Board, el, swatch } from "./board.js";
+import { Picker } from "./picker.js";
 import { t, translate } from "./i18n.js";
-import { colourName, thingName, variantName } from "./words.js";
+import { colourName, variantName } from "./words.js";
 
 /** Verdict marks in the move list, as chess players know them. */
 const SYMBOLS = { good: "", inaccuracy: "?!", mistake: "?" };
@@ -71,8 +72,7 @@ export async function showAnalysis(root) {
   let board = null;
   let ply = 0;
   let tried = []; // moves tried from positions[ply]: [{text, path, after}]
-  let legal = [];
-  let selected = null;
+  let picker = null;
   const analyses = new Map(); // position JSON -> analysis
   let asked = null; // the position JSON whose analysis is awaited
   let review = null; // {total, done, start, moves: []}
@@ -119,12 +119,12 @@ export async function showAnalysis(root) {
     analyses.clear();
     variant = data.variants.find((v) => v.id === game.variant);
     $("#board").replaceChildren();
-    board = new Board($("#board"), data.boards[variant.board], {
-      interactive: true,
-      label: holeLabel,
-      onActivate: activate,
-      onCancel: () => { selected = null; highlight(); },
-    });
+    picker = new Picker(variant.game, async (move) => {
+      tried.push(move);
+      await show();
+    }, drawBest);
+    board = new Board($("#board"), data.boards[variant.board], picker.boardOptions());
+    picker.board = board;
     board.svg.setAttribute("aria-label", t("board.label"));
     board.turnHomeDown(variant.homes ? variant.homes[0] : null);
     board.showGoal(variant.goals ? variant.goals[0] : null);
@@ -144,11 +144,10 @@ export async function showAnalysis(root) {
     return tried.length ? tried[tried.length - 1].after : game.positions[ply];
   }
 
-  async function go(target, keepTried = false) {
+  async function go(target) {
     if (!game) return;
     ply = Math.max(0, Math.min(game.moves.length, target));
-    if (!keepTried) tried = [];
-    selected = null;
+    tried = [];
     await show();
   }
 
@@ -157,16 +156,12 @@ export async function showAnalysis(root) {
     board.setPosition(position);
     const last = tried.length ? tried[tried.length - 1] : game.moves[ply - 1];
     board.mark("last", last ? ends(last.path) : []);
-    legal = [];
-    highlight();
+    picker.setMoves([]);
     renderMoves();
     renderWhere();
     askAnalysis(position);
     const moves = await legalMoves(position).catch((error) => { notice(error.message); return []; });
-    if (position === current()) {
-      legal = moves;
-      highlight();
-    }
+    if (position === current()) picker.setMoves(moves);
   }
 
   function askAnalysis(position) {
@@ -188,52 +183,10 @@ export async function showAnalysis(root) {
     $("#an-next").disabled = $("#an-last").disabled = ply === total && !tried.length;
   }
 
-  // -- trying moves ------------------------------------------------------------------
-  function movesFrom(name) {
-    return legal.filter((m) => m.path[0] === name);
-  }
-
-  function highlight() {
-    const starts = [...new Set(legal.map((m) => m.path[0]))];
-    const targets = selected ? movesFrom(selected).map((m) => m.path[m.path.length - 1]) : [];
-    board.mark("movable", selected ? [] : starts);
-    board.mark("selected", selected ? [selected] : []);
-    board.mark("target", targets);
-    const stops = selected ? [selected, ...targets] : starts;
-    board.setTabStops(stops.length ? stops : [board.names[0]]);
-    board.refreshLabels();
-    drawBest();
-  }
-
-  function holeLabel(name) {
-    const colour = board.colourAt(name);
-    const parts = [name, colour === undefined ? t("hole.empty") : thingName(variant.game, colour)];
-    if (selected === name) parts.push(t("hole.selected"));
-    else if (selected && movesFrom(selected).some((m) => m.path[m.path.length - 1] === name)) parts.push(t("hole.target"));
-    return parts.join(", ");
-  }
-
-  async function activate(name) {
-    if (!game) return;
-    if (selected) {
-      const move = movesFrom(selected).find((m) => m.path[m.path.length - 1] === name);
-      if (move) {
-        selected = null;
-        await board.animate(move.path, [], 90);
-        tried.push(move);
-        await show();
-        board.hole(name)?.focus();
-        return;
-      }
-    }
-    selected = movesFrom(name).length ? name : null;
-    highlight();
-  }
-
   // -- the computer's view -----------------------------------------------------------------
   function drawBest() {
     const analysis = analyses.get(asked);
-    if (!selected && analysis && analysis.best) board.showPath(analysis.best.path, "best");
+    if (!picker.selected && analysis && analysis.best) board.showPath(analysis.best.path, "best");
     else board.showPath(null);
   }
 
@@ -379,7 +332,6 @@ export async function showAnalysis(root) {
   function back() {
     if (tried.length) {
       tried.pop();
-      selected = null;
       show();
     } else go(ply - 1);
   }

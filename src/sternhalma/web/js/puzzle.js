@@ -5,8 +5,8 @@
 import { catalogue } from "./api.js";
 import { crossingMoves, ends } from "./analysis-api.js";
 import { Board } from "./board.js";
+import { Picker } from "./picker.js";
 import { t, translate } from "./i18n.js";
-import { thingName } from "./words.js";
 
 const BEST = "sternhalma.puzzles";
 const VARIANT = "classic-2";
@@ -73,17 +73,17 @@ export async function showPuzzle(root) {
 
   let positions = [start];
   let played = []; // [{text, path, after}]
-  let legal = [];
-  let selected = null;
   let showing = false; // "Show me" is playing
   let done = false;
 
-  const board = new Board($("#board"), data.boards[variant.board], {
-    interactive: true,
-    label: holeLabel,
-    onActivate: activate,
-    onCancel: () => { selected = null; highlight(); },
+  const picker = new Picker(variant.game, async (move) => {
+    played.push(move);
+    positions.push(move.after);
+    await draw();
+    if (done && rememberBest("crossing", played.length)) render();
   });
+  const board = new Board($("#board"), data.boards[variant.board], picker.boardOptions());
+  picker.board = board;
   board.svg.setAttribute("aria-label", t("board.label"));
   board.turnHomeDown(variant.homes[0]);
   board.showGoal(variant.goals[0]);
@@ -108,14 +108,12 @@ export async function showPuzzle(root) {
     const last = played[played.length - 1];
     board.mark("last", last ? ends(last.path) : []);
     done = crossed(pos);
-    legal = [];
-    selected = null;
+    picker.setMoves([]);
     render();
     if (!done && !showing) {
       const moves = await legalMoves(pos);
-      if (pos === position()) legal = moves;
+      if (pos === position()) picker.setMoves(moves);
     }
-    highlight();
   }
 
   function render() {
@@ -139,51 +137,10 @@ export async function showPuzzle(root) {
     list.lastElementChild?.scrollIntoView({ block: "nearest" });
   }
 
-  function movesFrom(name) {
-    return legal.filter((m) => m.path[0] === name);
-  }
-
-  function highlight() {
-    const starts = [...new Set(legal.map((m) => m.path[0]))];
-    const targets = selected ? movesFrom(selected).map((m) => m.path[m.path.length - 1]) : [];
-    board.mark("movable", selected ? [] : starts);
-    board.mark("selected", selected ? [selected] : []);
-    board.mark("target", targets);
-    const stops = selected ? [selected, ...targets] : starts;
-    board.setTabStops(stops.length ? stops : [board.names[0]]);
-    board.refreshLabels();
-  }
-
-  function holeLabel(name) {
-    const colour = board.colourAt(name);
-    const parts = [name, colour === undefined ? t("hole.empty") : thingName("chinese-checkers", colour)];
-    if (selected === name) parts.push(t("hole.selected"));
-    else if (selected && movesFrom(selected).some((m) => m.path[m.path.length - 1] === name)) parts.push(t("hole.target"));
-    return parts.join(", ");
-  }
-
   async function play(move) {
-    selected = null;
-    highlight();
     await board.animate(move.path, [], 120);
     played.push(move);
     positions.push(move.after);
-  }
-
-  async function activate(name) {
-    if (showing || done) return;
-    if (selected) {
-      const move = movesFrom(selected).find((m) => m.path[m.path.length - 1] === name);
-      if (move) {
-        await play(move);
-        await draw();
-        if (done && rememberBest("crossing", played.length)) render();
-        board.hole(name)?.focus();
-        return;
-      }
-    }
-    selected = movesFrom(name).length ? name : null;
-    highlight();
   }
 
   function restart() {
@@ -196,7 +153,7 @@ export async function showPuzzle(root) {
     showing = true;
     await restart();
     for (const text of solution.moves) {
-      if (!showing) return;
+      if (!showing) break;
       const moves = await legalMoves(position());
       const [first, last] = ends(text.split("-"));
       const move = moves.find((m) => m.path[0] === first && m.path[m.path.length - 1] === last);
