@@ -99,7 +99,7 @@ class SoloMoves:
 
 
 @cache
-def _to_go(rules: RaceRules, seat: int) -> tuple[int, ...]:
+def _rows_to_go(rules: RaceRules, seat: int) -> tuple[int, ...]:
     """Rows from each hole to the seat's goal tip (the beam's measure of distance)."""
     rows = row_table(rules)[seat]
     tip = max(rows[hole] for hole in bits(rules.goals[seat]))
@@ -114,7 +114,7 @@ def distance_weights(rules: RaceRules, seat: int) -> tuple[int, ...]:
     marble makes it), plus the steps off the goal. A position's distance is
     the sum over its marbles, so a move changes it by two look-ups.
     """
-    to_go = _to_go(rules, seat)
+    to_go = _rows_to_go(rules, seat)
     goal_steps = rules.distance_to_goal[seat]
     return tuple(4 * t + t * t // 4 + 2 * s for t, s in zip(to_go, goal_steps, strict=True))
 
