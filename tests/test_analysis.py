@@ -65,7 +65,7 @@ def test_the_beam_finds_a_way_home_the_referee_accepts() -> None:
 
 
 def test_the_crossing_solver_meets_in_the_middle() -> None:
-    solution = solve_crossing(300)
+    solution = solve_crossing(100)
     assert solution is not None
     assert 27 <= len(solution) <= 40
     game = crossed_by_referee(solution.moves)

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from helpers import run_apart
 
 from sternhalma.analysis import review_game
 from sternhalma.game import Game
@@ -129,7 +130,7 @@ def test_reviews_have_their_own_limits() -> None:
         assert await running == 3 and await waiting == 2
         assert workers.started == 2
 
-    asyncio.run(scenario())
+    run_apart(scenario())
 
 
 def test_the_pages_are_served(client: TestClient) -> None:
