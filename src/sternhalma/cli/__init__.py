@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from sternhalma.cli.analyse import analyse, solve
 from sternhalma.cli.engine import bench, moves, start
 from sternhalma.cli.play import match, play
 from sternhalma.cli.records import replay
@@ -23,3 +24,5 @@ main.add_command(replay)
 main.add_command(serve)
 main.add_command(match)
 main.add_command(play)
+main.add_command(analyse)
+main.add_command(solve)

@@ -19,7 +19,7 @@ def counted(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
-def _read_source(source: str) -> str:
+def read_source(source: str) -> str:
     """The record's text from a file, or standard input for ``-``."""
     if source == "-":
         return sys.stdin.read()
@@ -66,7 +66,7 @@ def replay(source: str, as_json: bool) -> None:
     fails with the move number and the reason (exit status 2).
     """
     try:
-        record = read_record(_read_source(source))
+        record = read_record(read_source(source))
     except SternhalmaError as error:
         fail(str(error))
         return

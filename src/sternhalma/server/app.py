@@ -37,6 +37,7 @@ from sternhalma.server.protocol import (
     error_message,
     parse_nickname,
 )
+from sternhalma.server.review import Analyses, crossing_moves, legal_moves, record_plies
 from sternhalma.server.store import DatabaseUnavailable, Store, database_url
 from sternhalma.server.tables import Tables
 
@@ -105,6 +106,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await bus.start()
         workers = computer.Workers(settings.workers)
         await workers.warm_up()
+        app.state.analyses = Analyses(workers)
         app.state.tables = Tables(
             store,
             workers,
@@ -231,6 +233,45 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             per_address.disconnect(address)
 
+    @app.post("/api/analysis/record")
+    async def analysis_record(request: Request) -> dict[str, Any]:
+        """A game record read into the positions the analysis board steps through."""
+        body = await json_body(request)
+        if not isinstance(body, dict) or not isinstance(body.get("record"), str):
+            raise ProtocolError('send {"record": "<the record text>"}')
+        return record_plies(body["record"])
+
+    @app.post("/api/analysis/moves")
+    async def analysis_moves(request: Request) -> dict[str, Any]:
+        """The legal moves of a position, each with the position it leads to."""
+        body = await json_body(request)
+        if not isinstance(body, dict):
+            raise ProtocolError('send {"position": <position JSON>}')
+        return legal_moves(body.get("position"))
+
+    @app.post("/api/puzzles/crossing/moves")
+    async def puzzle_moves(request: Request) -> dict[str, Any]:
+        """The crossing puzzle's moves from white's marbles."""
+        body = await json_body(request)
+        if not isinstance(body, dict):
+            raise ProtocolError('send {"white": [<hole names>]}')
+        return crossing_moves(body.get("white"))
+
+    @app.websocket("/ws/analysis")
+    async def analysis_socket(websocket: WebSocket) -> None:
+        if not origin_allowed(websocket, settings.allowed_origins):
+            await websocket.close(code=1008)
+            return
+        address = address_of(websocket)
+        if not per_address.connect(address):
+            await websocket.close(code=1008, reason="too many connections from your address")
+            return
+        try:
+            await websocket.accept()
+            await websocket.app.state.analyses.serve(websocket)
+        finally:
+            per_address.disconnect(address)
+
     web = settings.web_root
 
     async def index() -> Response:
@@ -250,6 +291,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_api_route("/table/{table_id}", index, include_in_schema=False)
     app.add_api_route("/how-to-play/{game}", index, include_in_schema=False)
     app.add_api_route("/ratings", index, include_in_schema=False)
+    app.add_api_route("/analysis", index, include_in_schema=False)
+    app.add_api_route("/puzzle/crossing", index, include_in_schema=False)
     app.mount("/static", StaticFiles(directory=web), name="static")
     return app
 

@@ -13,15 +13,18 @@ import multiprocessing
 import os
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from sternhalma.game import Game
 from sternhalma.notation import position_from_json
 from sternhalma.players import make_player
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -96,16 +99,21 @@ class Workers:
 
     async def choose(self, job: Job) -> str:
         """The move text for ``job``, thought out in a worker."""
+        text: str = await self.run(choose, job)
+        return text
+
+    async def run(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` run in a worker (a module-level function, plain data)."""
         loop = asyncio.get_running_loop()
         pool = self.pool
         try:
-            return await loop.run_in_executor(pool, choose, job)
+            return await loop.run_in_executor(pool, function, *args)
         except BrokenProcessPool:
             if self.pool is pool:  # the first job to find it broken replaces it
                 log.warning("a computer worker died; starting new workers")
                 self.pool = self._new_pool()
                 pool.shutdown(wait=False, cancel_futures=True)
-            return await loop.run_in_executor(self.pool, choose, job)
+            return await loop.run_in_executor(self.pool, function, *args)
 
     def shutdown(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)

@@ -1,8 +1,10 @@
 // The single-page app: language, routes (lobby, table, how to play) and links.
 
 import { LANGUAGES, language, preferredLanguage, setLanguage, t } from "./i18n.js";
+import { showAnalysis } from "./analysis.js";
 import { showHowTo } from "./howto.js";
 import { showLobby } from "./lobby.js";
+import { showPuzzle } from "./puzzle.js";
 import { showRatings } from "./ratings.js";
 import { showTable } from "./table.js";
 
@@ -21,8 +23,13 @@ async function route() {
   const table = path.match(/^\/table\/([\w-]+)$/);
   const howto = path.match(/^\/how-to-play\/([\w-]+)$/);
   const ratings = path === "/ratings";
-  document.body.dataset.view = table ? "table" : howto ? "howto" : ratings ? "ratings" : "lobby";
+  const analysis = path === "/analysis";
+  const puzzle = path === "/puzzle/crossing";
+  document.body.dataset.view = table ? "table" : howto ? "howto" : ratings ? "ratings"
+    : analysis ? "analysis" : puzzle ? "puzzle" : "lobby";
   if (table) leave = await showTable(app, table[1], navigate);
+  else if (analysis) leave = await showAnalysis(app);
+  else if (puzzle) leave = await showPuzzle(app);
   else if (howto) leave = await showHowTo(app, howto[1]);
   else if (ratings) leave = await showRatings(app);
   else leave = await showLobby(app, navigate);
@@ -30,7 +37,7 @@ async function route() {
 }
 
 export function navigate(path) {
-  if (path !== location.pathname) history.pushState(null, "", path);
+  if (path !== location.pathname + location.search) history.pushState(null, "", path);
   route();
 }
 

@@ -71,6 +71,7 @@ export async function showTable(root, id, navigate) {
             <button type="button" id="rematch" class="primary" data-i18n="action.rematch"></button>
             <a id="rematch-link" class="button" hidden data-link data-i18n="online.watchRematch"></a>
             <a id="download" class="button" download data-i18n="action.download"></a>
+            <a id="analyse" class="button" data-link data-i18n="analysis.fromTable"></a>
             <a href="/" data-link class="button" data-i18n="action.lobby"></a>
           </div>
         </section>
@@ -602,6 +603,7 @@ export async function showTable(root, id, navigate) {
       renderRatings();
       renderRematch();
       $("#download").href = `/api/tables/${encodeURIComponent(id)}/record`;
+      $("#analyse").href = `/analysis?table=${encodeURIComponent(id)}`;
     }
     renderStatus();
   }

@@ -1,0 +1,302 @@
+"""The computer's view of a race position and its review of a game.
+
+One place for what the analysis board and ``sternhalma analyse`` show, so
+the page and the command line agree:
+
+- **moves to go** per seat, counted alone (the seat's own marbles only, as in
+  the crossing puzzle; solo.py): a lower bound, exact when small, and Hard's
+  estimate, the length of a real way home found by a narrow beam;
+- the **best move**: Hard's choice, searched with a fixed node allowance so
+  that the same position always gets the same answer;
+- the **race** with two players: the second seat's estimate less the first's,
+  so positive means the first seat (white) is ahead by that many moves;
+- the **review**: each move's **loss**, the moves to go it cost its player
+  against Hard's choice, and the verdict by the thresholds below.
+
+Only the race games have moves to go; the capture game is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
+from typing import Any
+
+from sternhalma.boards.base import bits
+from sternhalma.boards.star import STAR
+from sternhalma.errors import SternhalmaError
+from sternhalma.game import Game
+from sternhalma.players.hard import HardPlayer
+from sternhalma.position import Move, Position
+from sternhalma.rules.race import RaceRules
+from sternhalma.solo import beam, lower_bound
+
+#: A move that loses fewer moves to go than this is good.
+INACCURACY = 2
+#: A move that loses at least this many moves to go is a mistake (between: an inaccuracy).
+MISTAKE = 4
+#: Hard's search for the best move, in nodes (a tenth of a second of play).
+BEST_NODES = 1_500
+#: The beam that estimates moves to go: wider is closer to the truth and slower.
+ESTIMATE_WIDTH = 16
+#: The lower bound's node allowance, and the marbles outside the goal up to which it
+#: is tried (further out it cannot finish, and the bound is that count).
+BOUND_NODES = 1_000
+EXACT_UP_TO = 5
+
+
+class AnalysisError(SternhalmaError):
+    """A position or game the analysis cannot judge (the capture game has no moves to go)."""
+
+
+def verdict(loss: int) -> str:
+    """``good``, ``inaccuracy`` or ``mistake`` for a move that lost ``loss`` moves to go."""
+    if loss >= MISTAKE:
+        return "mistake"
+    if loss >= INACCURACY:
+        return "inaccuracy"
+    return "good"
+
+
+@dataclass(frozen=True)
+class ToGo:
+    """One seat's moves to go alone: at least ``lower`` (``exact``: just that), about ``estimate``."""
+
+    lower: int
+    exact: bool
+    estimate: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"lower": self.lower, "exact": self.exact, "estimate": self.estimate}
+
+
+def to_go(rules: RaceRules, seat: int, own: int) -> ToGo:
+    """The moves ``seat`` needs alone from its marbles ``own``.
+
+    Counted in the first seat's frame where the board can be turned so (the
+    star), so that the same shape counts the same for every seat: a beam's
+    ties would otherwise fall differently for a turned copy.
+    """
+    frame = _frame(rules, seat)
+    if frame is None:
+        return _to_go(rules, seat, own)
+    return _to_go(rules, 0, _turned(own, frame))
+
+
+@lru_cache(maxsize=4096)
+def _to_go(rules: RaceRules, seat: int, own: int) -> ToGo:
+    """to_go in the seat's own frame (cached: a seat's moves to go depend on its own
+    marbles only, and a review meets them again and again)."""
+    outside = (own & ~rules.goals[seat]).bit_count()
+    if outside <= EXACT_UP_TO:
+        bound = lower_bound(rules, seat, own, BOUND_NODES)
+        if bound.exact:
+            return ToGo(bound.moves, True, bound.moves)
+        lower = bound.moves
+    else:
+        lower = outside
+    found = beam(rules, seat, own, ESTIMATE_WIDTH)
+    # A beam that dies out (never on a real board) leaves only the bound to go by.
+    estimate = lower if found is None else max(len(found), lower)
+    return ToGo(lower, False, estimate)
+
+
+@cache
+def _frame(rules: RaceRules, seat: int) -> tuple[int, ...] | None:
+    """frame[hole]: the hole the star turned so that ``seat``'s home, goal and the holes
+    it may end on become the first seat's; None when no turn does that."""
+    board = rules.board
+    if seat == 0 or board.kind != "star":
+        return None
+    turn = tuple(range(board.size))
+    for _ in range(5):
+        turn = tuple(STAR.rotate[hole] for hole in turn)
+        if all(
+            _turned(mask[seat], turn) == mask[0]
+            for mask in (rules.homes, rules.goals, rules.may_end)
+        ):
+            return turn
+    return None
+
+
+def _turned(mask: int, turn: tuple[int, ...]) -> int:
+    result = 0
+    for hole in bits(mask):
+        result |= 1 << turn[hole]
+    return result
+
+
+def race(rules: RaceRules, counts: list[ToGo]) -> int | None:
+    """With two players, the second's estimate less the first's (positive: the first leads)."""
+    if rules.players != 2:
+        return None
+    return counts[1].estimate - counts[0].estimate
+
+
+@dataclass(frozen=True)
+class PositionAnalysis:
+    """What the analysis board shows for one position."""
+
+    position: Position
+    #: Hard's move for the seat to move (None when nobody can move).
+    best: Move | None
+    to_go: list[ToGo]
+    race: int | None
+
+    def as_dict(self) -> dict[str, Any]:
+        rules = race_rules(self.position.rules)
+        return {
+            "turn": rules.seats[self.position.turn],
+            "best": None if self.best is None else _move_dict(rules, self.best),
+            "to_go": {rules.seats[s]: count.as_dict() for s, count in enumerate(self.to_go)},
+            "race": self.race,
+        }
+
+
+def race_rules(rules: object) -> RaceRules:
+    """``rules`` as race rules; AnalysisError for the capture game."""
+    if not isinstance(rules, RaceRules):
+        raise AnalysisError(
+            "the analysis counts moves to go, which only the race games have "
+            f"(Chinese checkers and Halma), not {getattr(rules, 'id', rules)}"
+        )
+    return rules
+
+
+def analyse_position(game: Game) -> PositionAnalysis:
+    """Moves to go for every seat, Hard's best move and the race, where ``game`` stands."""
+    rules = race_rules(game.rules)
+    position = game.position
+    counts = [to_go(rules, s, own) for s, own in enumerate(position.marbles)]
+    return PositionAnalysis(position, best_move(game), counts, race(rules, counts))
+
+
+def best_move(game: Game) -> Move | None:
+    """Hard's move where ``game`` stands, by node allowance (None when the game is over)."""
+    if game.is_over or not game.legal_moves():
+        return None
+    return HardPlayer(seed=0, nodes=BEST_NODES).choose(game, budget=60.0)
+
+
+@dataclass(frozen=True)
+class MoveReview:
+    """One move of the game judged."""
+
+    #: The move's number in the game, from 1.
+    number: int
+    seat: int
+    played: Move
+    best: Move
+    #: Moves to go the mover lost against Hard's choice (0 or more).
+    loss: int
+    #: Every seat's moves to go after the move.
+    to_go: list[ToGo]
+    race: int | None
+
+    @property
+    def verdict(self) -> str:
+        return verdict(self.loss)
+
+    def as_dict(self, rules: RaceRules) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "seat": rules.seats[self.seat],
+            "played": _move_dict(rules, self.played),
+            "best": _move_dict(rules, self.best),
+            "loss": self.loss,
+            "verdict": self.verdict,
+            "to_go": {rules.seats[s]: count.as_dict() for s, count in enumerate(self.to_go)},
+            "race": self.race,
+        }
+
+
+@dataclass
+class Review:
+    """A whole game judged move by move."""
+
+    rules: RaceRules
+    #: Moves to go and race at the start.
+    start: list[ToGo]
+    start_race: int | None
+    moves: list[MoveReview] = field(default_factory=list)
+
+    def summary(self) -> dict[str, dict[str, int]]:
+        """Per seat colour: how many good moves, inaccuracies and mistakes, and moves lost."""
+        table = {
+            colour: {"good": 0, "inaccuracy": 0, "mistake": 0, "lost": 0}
+            for colour in self.rules.seats
+        }
+        for move in self.moves:
+            row = table[self.rules.seats[move.seat]]
+            row[move.verdict] += 1
+            row["lost"] += move.loss
+        return table
+
+    def as_dict(self) -> dict[str, Any]:
+        rules = self.rules
+        return {
+            "variant": rules.id,
+            "thresholds": {"inaccuracy": INACCURACY, "mistake": MISTAKE},
+            "start": {
+                "to_go": {rules.seats[s]: count.as_dict() for s, count in enumerate(self.start)},
+                "race": self.start_race,
+            },
+            "moves": [move.as_dict(rules) for move in self.moves],
+            "summary": self.summary(),
+        }
+
+
+def review_move(before: Game, move: Move) -> MoveReview:
+    """Judge ``move`` played where ``before`` stands (``before`` is not changed)."""
+    rules = race_rules(before.rules)
+    position = before.position
+    seat = position.turn
+    best = best_move(before) or move
+    after = rules.apply_unchecked(position, move)
+    counts = [to_go(rules, s, own) for s, own in enumerate(after.marbles)]
+    if _same(move, best):
+        loss = 0
+    else:
+        instead = to_go(rules, seat, rules.apply_unchecked(position, best).marbles[seat])
+        loss = max(0, counts[seat].estimate - instead.estimate)
+    number = len(before.moves) + 1
+    return MoveReview(number, seat, move, best, loss, counts, race(rules, counts))
+
+
+def review_game(game: Game, progress: Callable[[int, int], None] | None = None) -> Review:
+    """Judge every move of ``game`` (its start and moves are replayed, ``game`` is not
+    changed). ``progress(done, total)`` is told after each move."""
+    rules = race_rules(game.rules)
+    counts = [to_go(rules, s, own) for s, own in enumerate(game.start.marbles)]
+    review = Review(rules, counts, race(rules, counts))
+    total = len(game.moves)
+    for done, (before, move) in enumerate(replay(game), start=1):
+        review.moves.append(review_move(before, move))
+        if progress is not None:
+            progress(done, total)
+    return review
+
+
+def replay(game: Game) -> Iterator[tuple[Game, Move]]:
+    """(the game before the move, the move) for every move of ``game``, from its start."""
+    again = Game(
+        game.rules,
+        start=game.start,
+        deadline_rule=game.deadline_rule,
+        moves_made=game.start_moves_made,
+        rounds_played=game.start_rounds,
+    )
+    for move in game.moves:
+        yield again.copy(), move
+        again.play(move)
+
+
+def _same(a: Move, b: Move) -> bool:
+    """The same move: the same start and end (the path between may differ)."""
+    return a[0] == b[0] and a[-1] == b[-1]
+
+
+def _move_dict(rules: RaceRules, move: Move) -> dict[str, Any]:
+    names = rules.board.names
+    return {"text": rules.format_move(move), "path": [names[h] for h in move]}

@@ -1,0 +1,267 @@
+"""The analysis board and the game review on the server.
+
+Fast answers (a record read into its positions, the legal moves of a
+position) are computed at once. The computer's work (moves to go, best move,
+a whole review) runs in the computer's worker processes through ``think``,
+the one function that would move onto a job tier, with its own limits: one
+review at a time per connection, at most ``Limits.reviews`` running at once
+and ``Limits.waiting`` waiting; beyond that the request is refused, so a
+crowd of reviews never starves the computer players.
+
+A review streams: the browser opens ``/ws/analysis``, sends the record, and
+gets each move's verdict as soon as it is judged (that is the progress).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import WebSocket, WebSocketDisconnect
+
+from sternhalma.analysis import (
+    INACCURACY,
+    MISTAKE,
+    analyse_position,
+    race,
+    race_rules,
+    replay,
+    review_move,
+    to_go,
+)
+from sternhalma.errors import SternhalmaError
+from sternhalma.game import Game
+from sternhalma.notation import position_from_dict, position_to_dict
+from sternhalma.position import Position
+from sternhalma.records import read_record
+from sternhalma.server.computer import Workers
+from sternhalma.server.protocol import MAX_BODY, ProtocolError, error_message
+from sternhalma.solo import crossing_rules
+
+
+@dataclass(frozen=True)
+class Limits:
+    #: Reviews (and position analyses) running at once on this server.
+    reviews: int = 2
+    #: Requests that may wait for one of those places; more are refused.
+    waiting: int = 8
+
+
+class Busy(SternhalmaError):
+    """Too many analyses at once: try again in a moment."""
+
+
+# -- worker side: plain data in, plain data out -----------------------------------------
+def record_game(text: str) -> Game:
+    """The game of a record (checked by the referee); a race game."""
+    game = read_record(text).game
+    race_rules(game.rules)
+    return game
+
+
+def game_at(position: Position) -> Game:
+    """A referee standing at ``position`` (no deadline: it is an analysis, not a game)."""
+    return Game(position.rules, start=position, deadline_rule=False)
+
+
+def analyse_job(position: object) -> dict[str, Any]:
+    """Moves to go, best move and race of a position (runs in a worker)."""
+    return analyse_position(game_at(position_from_dict(position))).as_dict()
+
+
+def start_job(text: str) -> dict[str, Any]:
+    """Moves to go and race at a record's start (runs in a worker)."""
+    game = record_game(text)
+    rules = race_rules(game.rules)
+    counts = [to_go(rules, s, own) for s, own in enumerate(game.start.marbles)]
+    return {
+        "to_go": {rules.seats[s]: c.as_dict() for s, c in enumerate(counts)},
+        "race": race(rules, counts),
+    }
+
+
+def move_job(text: str, number: int) -> dict[str, Any]:
+    """The review of move ``number`` (from 1) of a record (runs in a worker)."""
+    game = record_game(text)
+    before, move = list(replay(game))[number - 1]
+    return review_move(before, move).as_dict(race_rules(game.rules))
+
+
+# -- fast answers on the server ------------------------------------------------------------
+def record_plies(text: str) -> dict[str, Any]:
+    """A record as the analysis board steps through it: every position and move."""
+    record = read_record(text)
+    game = record.game
+    rules = game.rules
+    names = rules.board.names
+    positions = [position_to_dict(game.start)]
+    moves = []
+    for before, move in replay(game):
+        moves.append({"text": rules.format_move(move), "path": [names[h] for h in move]})
+        positions.append(position_to_dict(rules.apply_unchecked(before.position, move)))
+    return {
+        "variant": rules.id,
+        "players": record.players,
+        "result": None if game.result is None else game.result.reason,
+        "analysable": rules.game != "capture",
+        "positions": positions,
+        "moves": moves,
+    }
+
+
+def legal_moves(position: object) -> dict[str, Any]:
+    """Every legal move of a position, each with the position it leads to."""
+    game = game_at(position_from_dict(position))
+    rules = game.rules
+    names = rules.board.names
+    return {
+        "moves": [
+            {
+                "text": rules.format_move(move),
+                "path": [names[h] for h in move],
+                "after": position_to_dict(rules.apply_unchecked(game.position, move)),
+            }
+            for move in game.legal_moves()
+        ]
+    }
+
+
+def crossing_moves(white: object) -> dict[str, Any]:
+    """The crossing puzzle's moves from white's marbles (hole names), each with the
+    marbles after it. The puzzle is not a variant: one seat alone (solo.py)."""
+    rules = crossing_rules()
+    board = rules.board
+    if (
+        not isinstance(white, list)
+        or len(white) != rules.marbles_per_seat
+        or not all(isinstance(name, str) and name in board.index_of for name in white)
+        or len(set(white)) != len(white)
+    ):
+        raise ProtocolError(f'"white" must be the names of {rules.marbles_per_seat} holes')
+    own = board.mask_of_names(white)
+    position = Position(rules, 0, (own,))
+    return {
+        "moves": [
+            {
+                "text": rules.format_move(move),
+                "path": [board.names[h] for h in move],
+                "white": board.names_of(own ^ (1 << move[0]) ^ (1 << move[-1])),
+            }
+            for move in rules.legal_moves(position)
+        ]
+    }
+
+
+class Analyses:
+    """The server's analyses: the worker pool they share and their limits."""
+
+    def __init__(self, workers: Workers, limits: Limits | None = None) -> None:
+        self.workers = workers
+        self.limits = limits or Limits()
+        self.running = asyncio.Semaphore(self.limits.reviews)
+        self.waiting = 0
+
+    async def think(self, job: Callable[..., Any], *args: Any) -> Any:
+        """Run ``job(*args)`` in a worker once a place is free; Busy when too many wait."""
+        if self.waiting >= self.limits.waiting:
+            raise Busy("the computer is busy with other reviews; try again in a moment")
+        self.waiting += 1
+        try:
+            await self.running.acquire()
+        finally:
+            self.waiting -= 1
+        try:
+            return await self.workers.run(job, *args)
+        finally:
+            self.running.release()
+
+    async def serve(self, websocket: WebSocket) -> None:
+        """One browser's analysis connection: position analyses and at most one review.
+
+        Only the newest position analysis matters (the page has moved on): a new
+        one cancels the one before.
+        """
+        review: asyncio.Task[None] | None = None
+        analysis: asyncio.Task[None] | None = None
+        lock = asyncio.Lock()  # one message out at a time
+
+        async def send(data: dict[str, Any]) -> None:
+            async with lock:
+                await websocket.send_text(json.dumps(data))
+
+        async def run_review(text: str) -> None:
+            try:
+                game = record_game(text)
+                total = len(game.moves)
+                await send({"type": "review-start", "total": total})
+                start = await self.think(start_job, text)
+                await send({"type": "review-position", "number": 0, **start})
+                for number in range(1, total + 1):
+                    judged = await self.think(move_job, text, number)
+                    await send({"type": "review-move", "done": number, "total": total, **judged})
+                await send(
+                    {
+                        "type": "review-done",
+                        "thresholds": {"inaccuracy": INACCURACY, "mistake": MISTAKE},
+                    }
+                )
+            except SternhalmaError as error:
+                await send({"type": "error", **error_message(error)})
+
+        async def run_analysis(position: object, ident: object) -> None:
+            try:
+                result = await self.think(analyse_job, position)
+                await send({"type": "analysis", "id": ident, **result})
+            except SternhalmaError as error:
+                await send({"type": "error", **error_message(error)})
+
+        try:
+            while True:
+                text = await websocket.receive_text()
+                try:
+                    message = _message(text)
+                    kind = message["type"]
+                    if kind == "analyse":
+                        if analysis is not None:
+                            analysis.cancel()
+                        analysis = asyncio.create_task(
+                            run_analysis(message.get("position"), message.get("id"))
+                        )
+                    elif kind == "review":
+                        if review is not None and not review.done():
+                            raise ProtocolError("a review is already running on this page")
+                        record = message.get("record")
+                        if not isinstance(record, str):
+                            raise ProtocolError('"review" needs the "record" text')
+                        review = asyncio.create_task(run_review(record))
+                    elif kind == "cancel":
+                        if review is not None:
+                            review.cancel()
+                    else:
+                        raise ProtocolError(f"unknown message type {str(kind)[:20]!r}")
+                except SternhalmaError as error:
+                    await send({"type": "error", **error_message(error)})
+        except WebSocketDisconnect:
+            pass
+        finally:
+            for task in (review, analysis):
+                if task is not None:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, SternhalmaError):
+                        await task
+
+
+def _message(text: str) -> dict[str, Any]:
+    if len(text) > MAX_BODY:
+        raise ProtocolError(f"the message is too large (at most {MAX_BODY} bytes)")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        raise ProtocolError("a message must be JSON") from None
+    if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+        raise ProtocolError('a message must be a JSON object with a "type"')
+    return data

@@ -1,0 +1,138 @@
+"""The analysis board's server side: records, legal moves, the puzzle, the streamed
+review over its websocket and the limits that keep reviews from crowding the computer."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from helpers import run_apart
+
+from sternhalma.analysis import review_game
+from sternhalma.game import Game
+from sternhalma.records import write_record
+from sternhalma.server.app import Settings, create_app
+from sternhalma.server.review import Analyses, Busy, Limits
+
+MOVES = ["m4-m5", "g15-g13", "m5-m4"]
+
+
+def record() -> str:
+    game = Game("classic-2")
+    for move in MOVES:
+        game.play(move)
+    return write_record(game)
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    database = tmp_path_factory.mktemp("review") / "tables.db"
+    settings = Settings(database_url=f"sqlite+aiosqlite:///{database}", workers=1)
+    with TestClient(create_app(settings)) as client:
+        yield client
+
+
+def test_a_record_becomes_positions_and_moves(client: TestClient) -> None:
+    data = client.post("/api/analysis/record", json={"record": record()}).json()
+    assert [m["text"] for m in data["moves"]] == MOVES
+    assert len(data["positions"]) == 4 and data["analysable"]
+    assert "m5" in data["positions"][1]["marbles"]["white"]
+    bad = client.post("/api/analysis/record", json={"record": '[Variant "classic-2"]\n1. m1-m9'})
+    assert bad.status_code == 400 and "m1-m9" in bad.json()["message"]
+
+
+def test_legal_moves_lead_to_their_positions(client: TestClient) -> None:
+    start = client.post("/api/analysis/record", json={"record": record()}).json()["positions"][0]
+    moves = client.post("/api/analysis/moves", json={"position": start}).json()["moves"]
+    step = next(m for m in moves if m["text"] == "m4-m5")
+    assert step["path"] == ["m4", "m5"] and step["after"]["turn"] == "black"
+    refused = client.post("/api/analysis/moves", json={"position": {"variant": "nothing"}})
+    assert refused.status_code in (400, 404)
+
+
+def test_the_crossing_puzzle_moves(client: TestClient) -> None:
+    home = ["m1", "l2", "m2", "k3", "l3", "m3", "j4", "k4", "l4", "m4"]
+    moves = client.post("/api/puzzles/crossing/moves", json={"white": home}).json()["moves"]
+    step = next(m for m in moves if m["text"] == "k4-k5")
+    assert sorted(step["white"]) == sorted([*home[:7], "k5", "l4", "m4"])
+    bad = client.post("/api/puzzles/crossing/moves", json={"white": ["m1", "m1"]})
+    assert bad.status_code == 400
+
+
+def test_the_review_streams_each_move_as_the_library_judges_it(client: TestClient) -> None:
+    game = Game("classic-2")
+    for move in MOVES:
+        game.play(move)
+    expected = review_game(game).as_dict()
+    with client.websocket_connect("/ws/analysis") as socket:
+        socket.send_json({"type": "review", "record": record()})
+        assert socket.receive_json() == {"type": "review-start", "total": 3}
+        first = socket.receive_json()
+        assert first["type"] == "review-position" and first["race"] == expected["start"]["race"]
+        # A second review on the same page waits for the first.
+        socket.send_json({"type": "review", "record": record()})
+        seen: list[dict[str, Any]] = []
+        errors = []
+        while len(seen) < 3:
+            message = socket.receive_json()
+            if message["type"] == "error":
+                errors.append(message["message"])
+            else:
+                seen.append(message)
+        assert [m["done"] for m in seen] == [1, 2, 3]
+        assert [{k: m[k] for k in expected["moves"][0]} for m in seen] == expected["moves"]
+        assert seen[2]["verdict"] == "mistake"
+        assert socket.receive_json()["type"] == "review-done"
+        assert errors == ["a review is already running on this page"]
+
+
+def test_a_position_analysis_and_bad_messages(client: TestClient) -> None:
+    start = client.post("/api/analysis/record", json={"record": record()}).json()["positions"][3]
+    with client.websocket_connect("/ws/analysis") as socket:
+        socket.send_text("not json")
+        assert socket.receive_json()["type"] == "error"
+        socket.send_json({"type": "analyse", "id": "x", "position": start})
+        reply = socket.receive_json()
+        assert reply["type"] == "analysis" and reply["id"] == "x" and reply["turn"] == "black"
+        assert reply["best"]["path"][0] in start["marbles"]["black"]
+        socket.send_json({"type": "review", "record": write_record(Game("capture-2"))})
+        assert "race games" in socket.receive_json()["message"]
+
+
+class Held:
+    """Workers whose jobs finish only when the test lets them."""
+
+    def __init__(self) -> None:
+        self.release = asyncio.Event()
+        self.started = 0
+
+    async def run(self, function: Any, *args: Any) -> Any:
+        self.started += 1
+        await self.release.wait()
+        return function(*args)
+
+
+def test_reviews_have_their_own_limits() -> None:
+    async def scenario() -> None:
+        workers = Held()
+        analyses = Analyses(workers, Limits(reviews=1, waiting=1))  # type: ignore[arg-type]
+        running = asyncio.create_task(analyses.think(len, "abc"))
+        waiting = asyncio.create_task(analyses.think(len, "ab"))
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        assert workers.started == 1  # one place: the second waits
+        with pytest.raises(Busy):
+            await analyses.think(len, "a")
+        workers.release.set()
+        assert await running == 3 and await waiting == 2
+        assert workers.started == 2
+
+    run_apart(scenario())
+
+
+def test_the_pages_are_served(client: TestClient) -> None:
+    for path in ("/analysis", "/puzzle/crossing", "/static/data/crossing.json"):
+        assert client.get(path).status_code == 200
