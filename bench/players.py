@@ -121,7 +121,8 @@ def run(name: str, args: argparse.Namespace) -> None:
             f"   player {standing.participant + 1} {standing.level}: wins {standing.wins}, "
             f"draws {standing.draws}, first {100 * standing.first_rate:.0f}%; {finish}; "
             f"think median {standing.median_think:.3f} s, mean {standing.mean_think:.3f} s, "
-            f"max {standing.longest_think:.3f} s"
+            f"max {standing.longest_think:.3f} s; third repetitions made {standing.repeated} "
+            f"({standing.repeated_behind} behind)"
         )
     endings = Counter(report.ending for report in reports)
     print(f"   endings: {dict(endings)}")
