@@ -19,6 +19,7 @@ from sternhalma.boards.base import bits
 from sternhalma.players.base import DEADLINE_MARGIN, Player
 from sternhalma.players.capture import CaptureSearch
 from sternhalma.players.evaluate import CROWD_WEIGHTS, DEFAULT_WEIGHTS, RaceWeights
+from sternhalma.players.history import last_move, lead, repetition_result
 from sternhalma.players.race import RaceSearch
 from sternhalma.players.rows import row_table
 from sternhalma.players.search import Limits
@@ -129,6 +130,8 @@ class HardPlayer(Player):
         limits = Limits.of(nodes, SEARCH_SHARE * seconds)
         # The seed decides the order among moves the search finds equal.
         options = _sensible(game, seat, options)
+        if len(options) == 1:  # e.g. the repetition that wins
+            return options[0]
         rng.shuffle(options)
         rules = game.rules
         search: RaceSearch | CaptureSearch
@@ -158,22 +161,55 @@ class HardPlayer(Player):
 
 
 def _sensible(game: Game, seat: int, options: list[Move]) -> list[Move]:
-    """The options without those that throw away a won game (while others exist).
+    """The options without those that throw away a good game (while others exist).
 
     Where nothing lets a rival leave our goal (Halma: no anti-blocking rule), a
     rival piece walled in there keeps us from ever finishing: never close its
-    last way out. Where a threefold repetition is a draw (Halma), a player ahead never
-    repeats a position the third time: the round limit ranks it first.
+    last way out. Then the game's history, which the search does not see.
     """
     rules = game.rules
-    if not isinstance(rules, RaceRules) or rules.anti_blocking:
+    if not isinstance(rules, RaceRules):
         return list(options)
-    kept = [move for move in options if not _walls_in(rules, game.position, seat, move)]
-    if rules.repetition_is_draw and _ahead(rules, game.position, seat, game.in_play):
-        seen = _occurrences(game)
-        fresh = [m for m in kept if seen.get(_key(rules.apply_unchecked(game.position, m))) != 2]
-        kept = fresh or kept
-    return kept or list(options)
+    kept = list(options)
+    if not rules.anti_blocking:
+        kept = [m for m in kept if not _walls_in(rules, game.position, seat, m)] or kept
+    return _unrepeated(game, seat, kept)
+
+
+def _unrepeated(game: Game, seat: int, options: list[Move]) -> list[Move]:
+    """The options by what the game's history says about them.
+
+    A move that makes a position stand the third time ends the game at once
+    (RULES.md "Repetition"): when that ranks us above every rival it is the move
+    to play; when it ranks one above us it is never played; a draw by it
+    (Halma) is not played while we stand ahead, as the round limit would rank
+    us first. And a marble does not go straight back where our last move took
+    it from while some move gains a row: shuffling gains nothing and invites
+    the repetition.
+    """
+    rules = game.rules
+    assert isinstance(rules, RaceRules)
+    rivals = [s for s in game.in_play if s != seat]
+    ahead = _ahead(rules, game.position, seat, game.in_play)
+    kept = []
+    for move in options:
+        result = repetition_result(game, move)
+        if result is None:
+            kept.append(move)
+            continue
+        outcome = lead(result, seat, rivals)
+        if outcome > 0:
+            return [move]
+        if outcome == 0 and not ahead:
+            kept.append(move)
+    kept = kept or list(options)
+    last = last_move(game, seat)
+    if last is not None:
+        rows = row_table(rules)[seat]
+        back = [m for m in kept if m[0] == last[-1] and m[-1] == last[0]]
+        if back and any(rows[m[-1]] > rows[m[0]] for m in kept):
+            kept = [m for m in kept if m not in back]
+    return kept
 
 
 def _walls_in(rules: RaceRules, position: Position, seat: int, move: Move) -> bool:
@@ -225,32 +261,6 @@ def _can_leave(rules: RaceRules, position: Position, seat: int, hole: int, area:
 def _ahead(rules: RaceRules, position: Position, seat: int, in_play: list[int]) -> bool:
     ours = rules.standing(position, seat)
     return all(ours > rules.standing(position, s) for s in in_play if s != seat)
-
-
-def _key(position: Position) -> tuple[tuple[int, ...], int]:
-    """A position as the referee counts repetitions: the marbles and who moves next."""
-    return position.marbles, position.turn
-
-
-def _occurrences(game: Game) -> dict[tuple[tuple[int, ...], int], int]:
-    """How often each position has stood in ``game`` so far, the start included.
-
-    Replays the turns; a pass moves nothing, so the position counts once, for
-    the seat that really moves next (as the referee counts it).
-    """
-    rules = game.rules
-    marbles = game.start.marbles
-    movers = [turn.seat for turn in game.turns if turn.move is not None]
-    counts = {(marbles, movers[0] if movers else game.start.turn): 1}
-    played = [turn for turn in game.turns if turn.move is not None]
-    for index, turn in enumerate(played):
-        assert turn.move is not None
-        marbles = rules.apply_unchecked(Position(rules, turn.seat, marbles), turn.move).marbles
-        following = movers[index + 1] if index + 1 < len(movers) else game.turn
-        if following is not None:
-            key = (marbles, following)
-            counts[key] = counts.get(key, 0) + 1
-    return counts
 
 
 @cache
