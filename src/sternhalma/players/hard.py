@@ -69,6 +69,9 @@ class HardSettings:
     #: Best-reply search judges our lead over the best rival (True) or only our own
     #: distance (False: the best reply is then the one that hinders us most).
     rivalry: bool = False
+    #: Read the game's history at the root (repetitions, marbles stepping straight back);
+    #: False is Hard as it played before, to measure the difference.
+    history: bool = True
 
 
 @dataclass(frozen=True)
@@ -129,7 +132,7 @@ class HardPlayer(Player):
         # up and answering also take time, and the whole move must fit the budget.
         limits = Limits.of(nodes, SEARCH_SHARE * seconds)
         # The seed decides the order among moves the search finds equal.
-        options = _sensible(game, seat, options)
+        options = _sensible(game, seat, options, history=settings.history)
         if len(options) == 1:  # e.g. the repetition that wins
             return options[0]
         rng.shuffle(options)
@@ -160,12 +163,13 @@ class HardPlayer(Player):
         return move
 
 
-def _sensible(game: Game, seat: int, options: list[Move]) -> list[Move]:
+def _sensible(game: Game, seat: int, options: list[Move], *, history: bool = True) -> list[Move]:
     """The options without those that throw away a good game (while others exist).
 
     Where nothing lets a rival leave our goal (Halma: no anti-blocking rule), a
     rival piece walled in there keeps us from ever finishing: never close its
-    last way out. Then the game's history, which the search does not see.
+    last way out. Then the game's history, which the search does not see
+    (``history`` False: Hard as it was, for measurements).
     """
     rules = game.rules
     if not isinstance(rules, RaceRules):
@@ -173,10 +177,12 @@ def _sensible(game: Game, seat: int, options: list[Move]) -> list[Move]:
     kept = list(options)
     if not rules.anti_blocking:
         kept = [m for m in kept if not _walls_in(rules, game.position, seat, m)] or kept
-    return _unrepeated(game, seat, kept)
+    if not history and not rules.repetition_is_draw:
+        return kept
+    return _unrepeated(game, seat, kept, history)
 
 
-def _unrepeated(game: Game, seat: int, options: list[Move]) -> list[Move]:
+def _unrepeated(game: Game, seat: int, options: list[Move], history: bool) -> list[Move]:
     """The options by what the game's history says about them.
 
     A move that makes a position stand the third time ends the game at once
@@ -185,7 +191,7 @@ def _unrepeated(game: Game, seat: int, options: list[Move]) -> list[Move]:
     (Halma) is not played while we stand ahead, as the round limit would rank
     us first. And a marble does not go straight back where our last move took
     it from while some move gains a row: shuffling gains nothing and invites
-    the repetition.
+    the repetition. (Without ``history``, Hard as it was: only the Halma rule.)
     """
     rules = game.rules
     assert isinstance(rules, RaceRules)
@@ -204,7 +210,7 @@ def _unrepeated(game: Game, seat: int, options: list[Move]) -> list[Move]:
             kept.append(move)
     kept = kept or list(options)
     last = last_move(game, seat)
-    if last is not None:
+    if history and last is not None:
         rows = row_table(rules)[seat]
         back = [m for m in kept if m[0] == last[-1] and m[-1] == last[0]]
         if back and any(rows[m[-1]] > rows[m[0]] for m in kept):
