@@ -498,3 +498,41 @@ def test_hard_does_not_step_straight_back_while_a_move_gains_a_row() -> None:
         game.play(text)
     back = game.rules.parse_move(game.position, "e17-e16")
     assert back in _sensible(game, 0, game.legal_moves())
+
+
+# -- Hard's deadline care cannot trap itself ------------------------------------------
+
+#: White's 28th move, one marble at home (l3). Its own marbles stand on every hole just
+#: outside the home (i5-m5) and black's behind them (h6-m6) close every jump: no move
+#: takes l3 out, and no black marble is beside a home hole, so it is never locked.
+TRAP = position(
+    "classic-2",
+    "white",
+    white="l3 i5 j5 k5 l5 m5 g10 h10 g11 h11",
+    black="h6 i6 j6 k6 l6 m6 e14 f14 g14 h14",
+)
+
+
+def play_to_the_deadline(player: HardPlayer | MediumPlayer) -> Game:
+    """White (``player``) from TRAP past its 30th move; black shuffles far away."""
+    game = Game(TRAP.rules, start=TRAP, moves_made=(27, 10))
+    shuffle = ["e14-e13", "e13-e14"]
+    while game.moves_made("white") <= TRAP.rules.deadline and not game.is_over:
+        game.play(player.choose(game))
+        if not game.is_over:
+            game.play(shuffle[game.moves_made("black") % 2])
+    return game
+
+
+def test_the_simple_care_shuffles_inside_the_home_until_the_deadline_puts_it_out() -> None:
+    game = play_to_the_deadline(MediumPlayer(1))  # RULES.md §5, kept as defined
+    assert game.status("white") == "out"
+
+
+def test_hard_moves_its_own_marble_out_of_the_way_and_leaves_home_in_time() -> None:
+    for seed in range(3):
+        game = play_to_the_deadline(HardPlayer(seed, nodes=300))
+        assert game.status("white") == "playing", game.why_out("white")
+        rules = TRAP.rules
+        assert isinstance(rules, RaceRules)
+        assert not game.position.marbles[0] & rules.homes[0]

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from functools import cache
 from typing import TYPE_CHECKING
 
 from sternhalma.boards.base import bits
-from sternhalma.players.base import DEADLINE_MARGIN, Player
+from sternhalma.players.base import DEADLINE_MARGIN, Player, careful_moves, in_care
 from sternhalma.players.capture import CaptureSearch
 from sternhalma.players.evaluate import CROWD_WEIGHTS, DEFAULT_WEIGHTS, RaceWeights
 from sternhalma.players.history import last_move, lead, repetition_result
@@ -33,6 +32,9 @@ if TYPE_CHECKING:
 DEFAULT_BUDGET = 1.0
 #: The part of the budget the search itself may use.
 SEARCH_SHARE = 0.9
+#: What a marble shut in its home counts among the moves needed to leave (more than
+#: any game's moves to the deadline: the care begins at once).
+NEVER_OUT = 1000
 
 
 @dataclass(frozen=True)
@@ -99,14 +101,42 @@ class HardPlayer(Player):
         """Begin the deadline care early enough to walk every marble out of home.
 
         RULES.md §5's fixed 5 moves is too late when a marble sits deep in the
-        home behind others; Hard counts the steps they need.
+        home behind others, or when rivals' marbles stand in its way: Hard
+        counts the moves the marbles at home need, rivals included, and begins
+        at once when one cannot get out as things stand.
+        """
+        if not isinstance(game.rules, RaceRules):
+            return DEADLINE_MARGIN
+        return max(DEADLINE_MARGIN, _moves_to_leave(game.rules, game.position, seat) + 1)
+
+    def careful(self, game: Game, seat: int, moves: list[Move]) -> list[Move]:
+        """RULES.md §5's care, and a way out when it would only shuffle inside the home.
+
+        When no marble at home can leave in one move, the care keeps the moves
+        of marbles at home, and a marble whose way out is closed (own marbles
+        just outside it, rivals' behind them) shuffles there until the
+        deadline puts the player out. Hard keeps instead the moves, of any
+        marble, after which the marbles at home need the fewest moves to leave:
+        an own marble steps out of the way, or the marble walks toward an exit.
         """
         rules = game.rules
-        if not isinstance(rules, RaceRules):
-            return DEADLINE_MARGIN
-        steps = _exit_steps(rules)[seat]
-        needed = sum(steps[hole] for hole in bits(game.position.marbles[seat] & rules.homes[seat]))
-        return max(DEADLINE_MARGIN, needed + 1)
+        if not isinstance(rules, RaceRules) or game.deadline is None:
+            return moves
+        margin = self.deadline_margin(game, seat)
+        options = careful_moves(game, seat, moves, margin)
+        if not in_care(game, seat, margin):
+            return options
+        home = rules.homes[seat]
+        if not game.position.marbles[seat] & home or any(
+            home >> m[0] & 1 and not home >> m[-1] & 1 for m in options
+        ):
+            return options  # nothing at home, or the care's moves leave it
+        safe = [m for m in moves if not game.would_put_out(m)] or moves
+        needs = [
+            _moves_to_leave(rules, rules.apply_unchecked(game.position, m), seat) for m in safe
+        ]
+        fewest = min(needs)
+        return [m for m, need in zip(safe, needs, strict=True) if need == fewest]
 
     def pick(
         self,
@@ -246,40 +276,54 @@ def _forward(rules: RaceRules, position: Position, seat: int, hole: int) -> bool
 
 def _can_leave(rules: RaceRules, position: Position, seat: int, hole: int, area: int) -> bool:
     """Whether ``seat``'s piece on ``hole`` can reach a hole outside ``area`` in some moves."""
+    return _moves_out(rules, position, seat, hole, area) is not None
+
+
+def _moves_out(rules: RaceRules, position: Position, seat: int, hole: int, area: int) -> int | None:
+    """The fewest moves that take ``seat``'s piece on ``hole`` outside ``area`` with
+    everything else standing still; None when it cannot get out."""
     others = list(position.marbles)
     others[seat] &= ~(1 << hole)
     seen = 1 << hole
     frontier = [hole]
-    for here in frontier:
-        marbles = list(others)
-        marbles[seat] |= 1 << here
-        moved = Position(rules, seat, tuple(marbles))
-        for step in rules.moves_of(moved, seat, 1 << here):
-            end = 1 << step[-1]
-            if not area & end:
-                return True
-            if not seen & end:
-                seen |= end
-                frontier.append(step[-1])
-    return False
+    moves = 1
+    while frontier:
+        following = []
+        for here in frontier:
+            marbles = list(others)
+            marbles[seat] |= 1 << here
+            moved = Position(rules, seat, tuple(marbles))
+            for step in rules.moves_of(moved, seat, 1 << here):
+                end = step[-1]
+                if not area >> end & 1:
+                    return moves
+                if not seen >> end & 1:
+                    seen |= 1 << end
+                    following.append(end)
+        frontier = following
+        moves += 1
+    return None
+
+
+def _moves_to_leave(rules: RaceRules, position: Position, seat: int) -> int:
+    """How many moves ``seat``'s marbles at home need to leave it, each walking alone
+    (the others at home lifted, as they will be moving too) past everything else;
+    NEVER_OUT when one of them cannot get out."""
+    home = rules.homes[seat]
+    at_home = position.marbles[seat] & home
+    marbles = list(position.marbles)
+    marbles[seat] &= ~home
+    total = 0
+    for hole in bits(at_home):
+        alone = list(marbles)
+        alone[seat] |= 1 << hole
+        moves = _moves_out(rules, Position(rules, seat, tuple(alone)), seat, hole, home)
+        if moves is None:
+            return NEVER_OUT
+        total += moves
+    return total
 
 
 def _ahead(rules: RaceRules, position: Position, seat: int, in_play: list[int]) -> bool:
     ours = rules.standing(position, seat)
     return all(ours > rules.standing(position, s) for s in in_play if s != seat)
-
-
-@cache
-def _exit_steps(rules: RaceRules) -> tuple[tuple[int, ...], ...]:
-    """steps[seat][hole]: steps from a home hole to the nearest hole outside the home."""
-    board = rules.board
-    tables = []
-    for seat, home in enumerate(rules.homes):
-        outside = list(bits(rules.may_end[seat] & ~home))
-        tables.append(
-            tuple(
-                min(board.distance(hole, out) for out in outside) if home >> hole & 1 else 0
-                for hole in range(board.size)
-            )
-        )
-    return tuple(tables)
