@@ -74,6 +74,9 @@ class HardSettings:
     #: Read the game's history at the root (repetitions, marbles stepping straight back);
     #: False is Hard as it played before, to measure the difference.
     history: bool = True
+    #: Plan the way out of home past rivals' marbles (False: only RULES.md §5's care, begun
+    #: as early as the steps the marbles at home need, as Hard did before).
+    way_out: bool = True
 
 
 @dataclass(frozen=True)
@@ -102,12 +105,17 @@ class HardPlayer(Player):
 
         RULES.md §5's fixed 5 moves is too late when a marble sits deep in the
         home behind others, or when rivals' marbles stand in its way: Hard
-        counts the moves the marbles at home need, rivals included, and begins
-        at once when one cannot get out as things stand.
+        counts the moves the marbles at home need (on an empty board, and past
+        the marbles standing there if that takes more), and begins at once
+        when one cannot get out as things stand.
         """
-        if not isinstance(game.rules, RaceRules):
+        rules = game.rules
+        if not isinstance(rules, RaceRules):
             return DEADLINE_MARGIN
-        return max(DEADLINE_MARGIN, _moves_to_leave(game.rules, game.position, seat) + 1)
+        needed = _moves_to_leave(rules, game.position, seat, rivals=False)
+        if self.settings.way_out:  # never later: a rival's rung for a jump may go away
+            needed = max(needed, _moves_to_leave(rules, game.position, seat))
+        return max(DEADLINE_MARGIN, needed + 1)
 
     def careful(self, game: Game, seat: int, moves: list[Move]) -> list[Move]:
         """RULES.md §5's care, and a way out when it would only shuffle inside the home.
@@ -124,7 +132,7 @@ class HardPlayer(Player):
             return moves
         margin = self.deadline_margin(game, seat)
         options = careful_moves(game, seat, moves, margin)
-        if not in_care(game, seat, margin):
+        if not self.settings.way_out or not in_care(game, seat, margin):
             return options
         home = rules.homes[seat]
         if not game.position.marbles[seat] & home or any(
@@ -305,13 +313,13 @@ def _moves_out(rules: RaceRules, position: Position, seat: int, hole: int, area:
     return None
 
 
-def _moves_to_leave(rules: RaceRules, position: Position, seat: int) -> int:
+def _moves_to_leave(rules: RaceRules, position: Position, seat: int, rivals: bool = True) -> int:
     """How many moves ``seat``'s marbles at home need to leave it, each walking alone
     (the others at home lifted, as they will be moving too) past everything else;
-    NEVER_OUT when one of them cannot get out."""
+    NEVER_OUT when one of them cannot get out. Without ``rivals``, on an empty board."""
     home = rules.homes[seat]
     at_home = position.marbles[seat] & home
-    marbles = list(position.marbles)
+    marbles = list(position.marbles) if rivals else [0] * len(position.marbles)
     marbles[seat] &= ~home
     total = 0
     for hole in bits(at_home):
