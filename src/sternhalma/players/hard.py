@@ -250,9 +250,9 @@ def _unrepeated(game: Game, seat: int, options: list[Move], history: bool) -> li
     last = last_move(game, seat)
     if history and last is not None:
         rows = row_table(rules)[seat]
-        back = [m for m in kept if m[0] == last[-1] and m[-1] == last[0]]
-        if back and any(rows[m[-1]] > rows[m[0]] for m in kept):
-            kept = [m for m in kept if m not in back]
+        others = [m for m in kept if not (m[0] == last[-1] and m[-1] == last[0])]
+        if any(rows[m[-1]] > rows[m[0]] for m in others):
+            kept = others
     return kept
 
 
