@@ -536,3 +536,14 @@ def test_hard_moves_its_own_marble_out_of_the_way_and_leaves_home_in_time() -> N
         rules = TRAP.rules
         assert isinstance(rules, RaceRules)
         assert not game.position.marbles[0] & rules.homes[0]
+
+
+def test_hard_begins_the_care_at_once_when_a_marble_at_home_is_shut_in() -> None:
+    from sternhalma.players.hard import HardSettings
+
+    game = Game(TRAP.rules, start=TRAP, moves_made=(10, 10))
+    assert TRAP.rules.deadline is not None
+    assert HardPlayer(0).deadline_margin(game, 0) > TRAP.rules.deadline
+    # Counting only the steps on an empty board (as before), l3 needs 2 of them.
+    before = HardPlayer(0, settings=HardSettings(way_out=False))
+    assert before.deadline_margin(game, 0) == 5
