@@ -6,12 +6,15 @@ as ``sternhalma match``; the figures are printed per scenario:
     .venv/bin/python bench/players.py                      # every scenario, 100 games each
     .venv/bin/python bench/players.py hard-medium-2 --games 20 --budget 0.3 --jobs 2
     .venv/bin/python bench/players.py hard-medium-2 --set duel=solo --set breadth=8
+    .venv/bin/python bench/players.py hard-hard-2 --budget 60 --set nodes_per_second=20 \
+        --set2 nodes_per_second=80                          # 1,200 nodes a move against 4,800
     .venv/bin/python bench/players.py think --positions 10  # Hard's time a move, every variant
 
 ``--budget`` is Hard's think budget (seconds a move; its default is 1 s);
 ``--nodes`` fixes Hard's node allowance instead (reproducible on any
 machine); ``--set key=value`` changes one of Hard's settings (HardSettings)
-for the first participant, to compare choices by measurement.
+for the first participant, ``--set2`` for the second, to compare choices by
+measurement.
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ SCENARIOS: dict[str, Scenario] = {
     "hard-medium-capture": Scenario("capture-2", ("hard", "medium"), "Hard wins >= 80%"),
     "hard-medium-halma": Scenario("halma-2", ("hard", "medium"), "Hard wins >= 95%"),
     "hard-hard-2": Scenario(
-        "classic-2", ("hard", "hard"), "settings changed by --set (player 1) against the defaults"
+        "classic-2", ("hard", "hard"), "settings changed by --set (player 1) and --set2 (player 2)"
     ),
 }
 
@@ -80,13 +83,14 @@ def settings_from(pairs: list[str]) -> HardSettings | None:
 def run(name: str, args: argparse.Namespace) -> None:
     scenario = SCENARIOS[name]
     settings = settings_from(args.set)
+    second = settings_from(args.set2)
     tasks = match.plan(
         scenario.variant,
         scenario.levels,
         args.games,
         args.seed,
         args.budget,
-        settings=[settings] if settings else [],
+        settings=[settings, second],
         nodes=args.nodes,
     )
     started = time.perf_counter()
@@ -108,6 +112,8 @@ def run(name: str, args: argparse.Namespace) -> None:
     print(f"   target: {scenario.target}")
     if "hard" in scenario.levels:
         print(f"   Hard: {budget}; settings {settings or HardSettings()}")
+        if second:
+            print(f"   player 2's settings {second}")
     print(f"   {elapsed:.0f} s wall, --jobs {args.jobs}, --seed {args.seed}")
     for standing in match.standings(reports, levels)[:2]:
         moves = standing.finish_moves
@@ -121,7 +127,8 @@ def run(name: str, args: argparse.Namespace) -> None:
             f"   player {standing.participant + 1} {standing.level}: wins {standing.wins}, "
             f"draws {standing.draws}, first {100 * standing.first_rate:.0f}%; {finish}; "
             f"think median {standing.median_think:.3f} s, mean {standing.mean_think:.3f} s, "
-            f"max {standing.longest_think:.3f} s"
+            f"max {standing.longest_think:.3f} s; third repetitions made {standing.repeated} "
+            f"({standing.repeated_behind} behind)"
         )
     endings = Counter(report.ending for report in reports)
     print(f"   endings: {dict(endings)}")
@@ -188,6 +195,7 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=None)
     parser.add_argument("--nodes", type=int, default=None)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--set2", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--positions", type=int, default=10, help="Positions a variant (think).")
     args = parser.parse_args()
     for name in args.scenarios or [*SCENARIOS, "think"]:

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from sternhalma import match
 from sternhalma.cli import main
 from sternhalma.errors import SternhalmaError
+from sternhalma.game import Game
 from sternhalma.records import read_record
 
 
@@ -129,3 +130,31 @@ def test_match_command_refuses_bad_options(args: list[str], message: str) -> Non
     result = CliRunner().invoke(main, ["match", *args])
     assert result.exit_code == 2
     assert message in result.output
+
+
+def test_the_seat_that_made_a_third_repetition_and_whether_it_was_behind() -> None:
+    def ending(moves: list[str]) -> tuple[int | None, bool]:
+        game = Game("classic-2")
+        for move in moves:
+            assert match.repetition_made(game) == (None, False)
+            game.play(move)
+        assert game.result is not None and game.result.ending == "repetition"
+        return match.repetition_made(game)
+
+    # White jumps ahead, then both shuffle: white's move repeats the third time, ahead.
+    ahead = ["k3-k5", "e14-e13", *["j4-j5", "e13-e14", "j5-j4", "e14-e13"] * 2]
+    assert ending(ahead[:-1]) == (0, False)
+    # Black jumps ahead, white steps back; white's shuffle repeats, two rows behind.
+    behind = ["j4-j5", "e15-e13", "j5-j4", *["e14-e15", "k4-k5", "e15-e14", "k5-k4"] * 2]
+    assert ending(behind) == (0, True)
+
+
+def test_match_command_fixes_hards_nodes() -> None:
+    args = ["match", "--players", "hard,medium", "--games", "1", "--nodes", "200", "--budget", "60"]
+    tables = []
+    for _ in range(2):
+        result = CliRunner().invoke(main, args, env={"COLUMNS": "200"})
+        assert result.exit_code == 0, result.output
+        assert "3rd repetitions made (behind)" in result.output
+        tables.append(result.output.split("summary")[0])
+    assert tables[0] == tables[1]  # the same game both times: the nodes decide, not the clock

@@ -20,7 +20,9 @@ from sternhalma.players import (
     make_player,
 )
 from sternhalma.players.base import careful_moves
+from sternhalma.players.history import repetition_result
 from sternhalma.players.rows import row_gain, row_table
+from sternhalma.position import Move
 from sternhalma.rules import VARIANTS, find_variant
 from sternhalma.rules.race import RaceRules
 
@@ -433,3 +435,115 @@ def test_best_reply_search_answers_with_the_rivals_likely_moves_beside_ours() ->
         assert gains == sorted(gains, reverse=True)
         tried += len(replies)
     assert tried
+
+
+# -- Hard and the game's history on the star: a third repetition ends the game ranked ----
+
+#: White's marble shuffles round a triangle j4-j5-i5 and black's round e14-e13-f13, so the
+#: position after ``lead`` comes back every six moves; white's i5-j4 brings it the third
+#: time, and the move it goes back on is not the reverse of its last (j5-i5).
+TRIANGLES = ["e14-e13", "j4-j5", "e13-f13", "j5-i5", "f13-e14", "i5-j4"]
+
+
+def triangles(lead: list[str]) -> tuple[Game, Move]:
+    """A classic-2 game after ``lead`` and two turns of the triangles but white's last move,
+    and that move (it makes the third repetition)."""
+    game = Game("classic-2")
+    for text in [*lead, *TRIANGLES, *TRIANGLES[:-1]]:
+        game.play(text)
+    third = game.rules.parse_move(game.position, TRIANGLES[-1])
+    result = repetition_result(game, third)
+    assert result is not None and result.ending == "repetition"
+    return game, third
+
+
+def test_hard_behind_never_makes_the_third_repetition() -> None:
+    # Black's jump f15-h13 leads; white's m4 went out and back: the ranking puts black first.
+    game, third = triangles(["m4-m5", "f15-h13", "m5-m4"])
+    trial = game.copy()
+    trial.play(third)
+    assert trial.result is not None and trial.result.winners == (1,)
+    from sternhalma.players.hard import _sensible
+
+    assert third not in _sensible(game, 0, game.legal_moves())
+    for seed in range(4):
+        assert HardPlayer(seed, nodes=300).choose(game) != third
+
+
+def test_hard_ahead_ends_the_game_with_the_third_repetition() -> None:
+    # White's jump k3-k5 leads: the repetition ranks white first, a win at once.
+    game, third = triangles(["k3-k5"])
+    for seed in range(4):
+        move = HardPlayer(seed, nodes=300).choose(game)
+        assert move == third
+    game.play(move)
+    assert game.result is not None and game.result.ending == "repetition"
+    assert game.result.winners == (0,)
+
+
+def test_hard_does_not_step_straight_back_while_a_move_gains_a_row() -> None:
+    from sternhalma.players.hard import _sensible
+
+    game = Game("classic-2")
+    for text in ["j4-j5", "e14-e13"]:
+        game.play(text)
+    back = game.rules.parse_move(game.position, "j5-j4")
+    moves = game.legal_moves()
+    assert back in moves and back not in _sensible(game, 0, moves)
+    # White's last marble went into the goal's tip; no move gains a row from there, and
+    # going straight back is as good as any other.
+    start = position("classic-2", "white", white="e16", black="i9")
+    game = Game(start.rules, start=start)
+    for text in ["e16-e17", "i9-i8"]:
+        game.play(text)
+    back = game.rules.parse_move(game.position, "e17-e16")
+    assert back in _sensible(game, 0, game.legal_moves())
+
+
+# -- Hard's deadline care cannot trap itself ------------------------------------------
+
+#: White's 28th move, one marble at home (l3). Its own marbles stand on every hole just
+#: outside the home (i5-m5) and black's behind them (h6-m6) close every jump: no move
+#: takes l3 out, and no black marble is beside a home hole, so it is never locked.
+TRAP = position(
+    "classic-2",
+    "white",
+    white="l3 i5 j5 k5 l5 m5 g10 h10 g11 h11",
+    black="h6 i6 j6 k6 l6 m6 e14 f14 g14 h14",
+)
+
+
+def play_to_the_deadline(player: HardPlayer | MediumPlayer) -> Game:
+    """White (``player``) from TRAP past its 30th move; black shuffles far away."""
+    game = Game(TRAP.rules, start=TRAP, moves_made=(27, 10))
+    shuffle = ["e14-e13", "e13-e14"]
+    while game.moves_made("white") <= TRAP.rules.deadline and not game.is_over:
+        game.play(player.choose(game))
+        if not game.is_over:
+            game.play(shuffle[game.moves_made("black") % 2])
+    return game
+
+
+def test_the_simple_care_shuffles_inside_the_home_until_the_deadline_puts_it_out() -> None:
+    game = play_to_the_deadline(MediumPlayer(1))  # RULES.md §5, kept as defined
+    assert game.status("white") == "out"
+
+
+def test_hard_moves_its_own_marble_out_of_the_way_and_leaves_home_in_time() -> None:
+    for seed in range(3):
+        game = play_to_the_deadline(HardPlayer(seed, nodes=300))
+        assert game.status("white") == "playing", game.why_out("white")
+        rules = TRAP.rules
+        assert isinstance(rules, RaceRules)
+        assert not game.position.marbles[0] & rules.homes[0]
+
+
+def test_hard_begins_the_care_at_once_when_a_marble_at_home_is_shut_in() -> None:
+    from sternhalma.players.hard import HardSettings
+
+    game = Game(TRAP.rules, start=TRAP, moves_made=(10, 10))
+    assert TRAP.rules.deadline is not None
+    assert HardPlayer(0).deadline_margin(game, 0) > TRAP.rules.deadline
+    # Counting only the steps on an empty board (as before), l3 needs 2 of them.
+    before = HardPlayer(0, settings=HardSettings(way_out=False))
+    assert before.deadline_margin(game, 0) == 5

@@ -232,6 +232,11 @@ class Game:
         """The seat's own moves so far (what the deadline counts)."""
         return self._made[self._seat(seat)]
 
+    def times_seen(self, position: Position) -> int:
+        """How often ``position`` (marbles and the player to move) has stood so far: a
+        third time ends the game (RULES.md "Repetition")."""
+        return self._seen.get(position, 0)
+
     def legal_moves(self) -> list[Move]:
         """Every legal move of the seat to move; [] when the game is over."""
         if self.result is not None:

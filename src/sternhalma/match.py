@@ -75,6 +75,10 @@ class GameReport:
     #: Every search Hard made (kind, depth, nodes), per seat; empty for the other levels.
     searches: tuple[tuple[SearchInfo, ...], ...] = ()
     record: str | None = None
+    #: Ending "repetition": the seat whose move made the third repetition, else None.
+    repeated_by: int | None = None
+    #: Whether that seat was ranked below someone still in play (it ended the game behind).
+    repeated_behind: bool = False
 
     def seat_of(self, participant: int) -> int:
         return self.seating.index(participant)
@@ -114,6 +118,7 @@ def play_game(task: GameTask) -> GameReport:
         score = tuple(rules.in_goal(position, s) for s in range(rules.players))
     else:
         score = tuple(position.captured)
+    repeated_by, behind = repetition_made(game)
     names = [
         f"{task.levels[task.seating[s]]} (player {task.seating[s] + 1})"
         for s in range(rules.players)
@@ -133,7 +138,19 @@ def play_game(task: GameTask) -> GameReport:
         times=tuple(tuple(t) for t in times),
         searches=tuple(tuple(s) for s in searches),
         record=write_record(game, players=names) if task.record else None,
+        repeated_by=repeated_by,
+        repeated_behind=behind,
     )
+
+
+def repetition_made(game: Game) -> tuple[int | None, bool]:
+    """Who ended ``game`` with a third repetition (the last mover), and whether it was
+    behind: someone still in play ranked above it. (None, False) for other endings."""
+    result = game.result
+    if result is None or result.ending != "repetition":
+        return None, False
+    seat = next(turn.seat for turn in reversed(game.turns) if turn.move is not None)
+    return seat, any(result.places[s] < result.places[seat] for s in game.in_play)
 
 
 def _player(task: GameTask, seat: int) -> Player:
@@ -236,6 +253,10 @@ class Standing:
     mean_think: float
     median_think: float
     longest_think: float
+    #: Games the participant ended with a third repetition, and of those the ones it lost by
+    #: (someone still in play ranked above it).
+    repeated: int = 0
+    repeated_behind: int = 0
 
     @property
     def first_rate(self) -> float:
@@ -246,7 +267,7 @@ def standings(reports: Sequence[GameReport], levels: Sequence[str]) -> list[Stan
     """Each participant's wins, draws, moves to finish and think times."""
     result = []
     for participant, level in enumerate(levels):
-        wins = draws = 0
+        wins = draws = repeated = repeated_behind = 0
         finish_moves: list[int] = []
         times: list[float] = []
         for report in reports:
@@ -259,6 +280,9 @@ def standings(reports: Sequence[GameReport], levels: Sequence[str]) -> list[Stan
                     draws += 1
             if report.finished[seat]:
                 finish_moves.append(report.moves[seat])
+            if report.repeated_by == seat:
+                repeated += 1
+                repeated_behind += report.repeated_behind
             times.extend(report.times[seat])
         result.append(
             Standing(
@@ -271,6 +295,8 @@ def standings(reports: Sequence[GameReport], levels: Sequence[str]) -> list[Stan
                 mean_think=statistics.fmean(times) if times else 0.0,
                 median_think=statistics.median(times) if times else 0.0,
                 longest_think=max(times, default=0.0),
+                repeated=repeated,
+                repeated_behind=repeated_behind,
             )
         )
     return result

@@ -49,6 +49,13 @@ from sternhalma.rules.race import RaceRules
     help="Seconds a move for the searching level (Hard's default: 1).",
 )
 @click.option(
+    "--nodes",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Hard's search nodes a move, fixed (the same games on any machine; "
+    "give a large --budget too, or its time cap may cut the search).",
+)
+@click.option(
     "--record",
     "record_dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -63,6 +70,7 @@ def match(
     seed: int,
     jobs: int,
     budget: float | None,
+    nodes: int | None,
     record_dir: Path | None,
     no_deadline: bool,
 ) -> None:
@@ -81,6 +89,7 @@ def match(
             budget,
             deadline_rule=not no_deadline,
             record=record_dir is not None,
+            nodes=nodes,
         )
         if jobs < 0:
             raise matches.MatchError("--jobs must be 0 (every core) or more")
@@ -138,6 +147,10 @@ def _games_table(reports: list[matches.GameReport], levels: list[str]) -> Table:
         else:
             winner = "draw: " + ", ".join(_label(levels, p) for p in winners)
             moves = "–"
+        ending = report.ending
+        if report.repeated_by is not None:
+            ending += f" by {_label(levels, report.seating[report.repeated_by])}"
+            ending += ", behind" if report.repeated_behind else ""
         if isinstance(rules, RaceRules):
             others = [p for p in range(len(levels)) if len(winners) != 1 or p != winners[0]]
             of = f" of {rules.marbles_per_seat}"
@@ -152,7 +165,7 @@ def _games_table(reports: list[matches.GameReport], levels: list[str]) -> Table:
             winner,
             moves,
             home,
-            report.ending,
+            ending,
         )
     return table
 
@@ -170,6 +183,7 @@ def _summary_table(
         "first %",
         "moves to finish (min–max, mean)",
         "think s/move (mean, median, max)",
+        "3rd repetitions made (behind)",
     ):
         table.add_column(column, justify="left" if column == "player" else "right")
     for standing in matches.standings(reports, levels):
@@ -186,6 +200,7 @@ def _summary_table(
             f"{100 * standing.first_rate:.0f}",
             finish,
             f"{standing.mean_think:.3f}, {standing.median_think:.3f}, {standing.longest_think:.3f}",
+            f"{standing.repeated} ({standing.repeated_behind})",
         )
     return table
 

@@ -43,7 +43,7 @@ class Player(ABC):
         moves = game.rules.distinct_moves(game.position)
         if not moves:  # the referee passes for a seat without moves, so only a bad caller
             raise GameError(f"{game.rules.seats[seat]} has no legal move")
-        options = careful_moves(game, seat, moves, self.deadline_margin(game, seat))
+        options = self.careful(game, seat, moves)
         if len(options) == 1:
             return options[0]
         return self.pick(game, seat, options, self.random_for(game), budget)
@@ -58,6 +58,10 @@ class Player(ABC):
         budget: float | None,
     ) -> Move:
         """The level's choice among ``options`` (legal, deadline-safe, at least two)."""
+
+    def careful(self, game: Game, seat: int, moves: list[Move]) -> list[Move]:
+        """The moves the level may pick from: RULES.md §5's deadline care."""
+        return careful_moves(game, seat, moves, self.deadline_margin(game, seat))
 
     def deadline_margin(self, game: Game, seat: int) -> int:
         """How many moves before the deadline the care begins (RULES.md §5: 5)."""
@@ -82,10 +86,7 @@ def careful_moves(
     (Before that window no move can put anyone out.)
     """
     rules = game.rules
-    deadline = game.deadline  # None when the game has none or the table switched it off
-    if not isinstance(rules, RaceRules) or deadline is None:
-        return moves
-    if game.moves_made(seat) + 1 < deadline - margin:
+    if not isinstance(rules, RaceRules) or not in_care(game, seat, margin):
         return moves
     safe = [move for move in moves if not game.would_put_out(move)] or moves
     home = rules.homes[seat]
@@ -94,3 +95,9 @@ def careful_moves(
     # A marble that cannot leave in one move (own marbles or the point's tip in
     # the way) still moves: inside the home, toward the way out.
     return leaving or from_home or safe
+
+
+def in_care(game: Game, seat: int, margin: int) -> bool:
+    """Whether ``seat``'s next move is within ``margin`` moves of its deadline (or past it)."""
+    deadline = game.deadline  # None when the game has none or the table switched it off
+    return deadline is not None and game.moves_made(seat) + 1 >= deadline - margin

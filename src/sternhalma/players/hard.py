@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from functools import cache
 from typing import TYPE_CHECKING
 
 from sternhalma.boards.base import bits
-from sternhalma.players.base import DEADLINE_MARGIN, Player
+from sternhalma.players.base import DEADLINE_MARGIN, Player, careful_moves, in_care
 from sternhalma.players.capture import CaptureSearch
 from sternhalma.players.evaluate import CROWD_WEIGHTS, DEFAULT_WEIGHTS, RaceWeights
+from sternhalma.players.history import last_move, lead, repetition_result
 from sternhalma.players.race import RaceSearch
 from sternhalma.players.rows import row_table
 from sternhalma.players.search import Limits
@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 DEFAULT_BUDGET = 1.0
 #: The part of the budget the search itself may use.
 SEARCH_SHARE = 0.9
+#: What a marble shut in its home counts among the moves needed to leave (more than
+#: any game's moves to the deadline: the care begins at once).
+NEVER_OUT = 1000
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,12 @@ class HardSettings:
     #: Best-reply search judges our lead over the best rival (True) or only our own
     #: distance (False: the best reply is then the one that hinders us most).
     rivalry: bool = False
+    #: Read the game's history at the root (repetitions, marbles stepping straight back);
+    #: False is Hard as it played before, to measure the difference.
+    history: bool = True
+    #: Plan the way out of home past rivals' marbles (False: only RULES.md §5's care, begun
+    #: as early as the steps the marbles at home need, as Hard did before).
+    way_out: bool = True
 
 
 @dataclass(frozen=True)
@@ -95,14 +104,47 @@ class HardPlayer(Player):
         """Begin the deadline care early enough to walk every marble out of home.
 
         RULES.md §5's fixed 5 moves is too late when a marble sits deep in the
-        home behind others; Hard counts the steps they need.
+        home behind others, or when rivals' marbles stand in its way: Hard
+        counts the moves the marbles at home need (on an empty board, and past
+        the marbles standing there if that takes more), and begins at once
+        when one cannot get out as things stand.
         """
         rules = game.rules
         if not isinstance(rules, RaceRules):
             return DEADLINE_MARGIN
-        steps = _exit_steps(rules)[seat]
-        needed = sum(steps[hole] for hole in bits(game.position.marbles[seat] & rules.homes[seat]))
+        needed = _moves_to_leave(rules, game.position, seat, rivals=False)
+        if self.settings.way_out:  # never later: a rival's rung for a jump may go away
+            needed = max(needed, _moves_to_leave(rules, game.position, seat))
         return max(DEADLINE_MARGIN, needed + 1)
+
+    def careful(self, game: Game, seat: int, moves: list[Move]) -> list[Move]:
+        """RULES.md §5's care, and a way out when it would only shuffle inside the home.
+
+        When no marble at home can leave in one move, the care keeps the moves
+        of marbles at home, and a marble whose way out is closed (own marbles
+        just outside it, rivals' behind them) shuffles there until the
+        deadline puts the player out. Hard keeps instead the moves, of any
+        marble, after which the marbles at home need the fewest moves to leave:
+        an own marble steps out of the way, or the marble walks toward an exit.
+        """
+        rules = game.rules
+        if not isinstance(rules, RaceRules) or game.deadline is None:
+            return moves
+        margin = self.deadline_margin(game, seat)
+        options = careful_moves(game, seat, moves, margin)
+        if not self.settings.way_out or not in_care(game, seat, margin):
+            return options
+        home = rules.homes[seat]
+        if not game.position.marbles[seat] & home or any(
+            home >> m[0] & 1 and not home >> m[-1] & 1 for m in options
+        ):
+            return options  # nothing at home, or the care's moves leave it
+        safe = [m for m in moves if not game.would_put_out(m)] or moves
+        needs = [
+            _moves_to_leave(rules, rules.apply_unchecked(game.position, m), seat) for m in safe
+        ]
+        fewest = min(needs)
+        return [m for m, need in zip(safe, needs, strict=True) if need == fewest]
 
     def pick(
         self,
@@ -128,7 +170,9 @@ class HardPlayer(Player):
         # up and answering also take time, and the whole move must fit the budget.
         limits = Limits.of(nodes, SEARCH_SHARE * seconds)
         # The seed decides the order among moves the search finds equal.
-        options = _sensible(game, seat, options)
+        options = _sensible(game, seat, options, history=settings.history)
+        if len(options) == 1:  # e.g. the repetition that wins
+            return options[0]
         rng.shuffle(options)
         rules = game.rules
         search: RaceSearch | CaptureSearch
@@ -157,23 +201,59 @@ class HardPlayer(Player):
         return move
 
 
-def _sensible(game: Game, seat: int, options: list[Move]) -> list[Move]:
-    """The options without those that throw away a won game (while others exist).
+def _sensible(game: Game, seat: int, options: list[Move], *, history: bool = True) -> list[Move]:
+    """The options without those that throw away a good game (while others exist).
 
     Where nothing lets a rival leave our goal (Halma: no anti-blocking rule), a
     rival piece walled in there keeps us from ever finishing: never close its
-    last way out. Where a threefold repetition is a draw (Halma), a player ahead never
-    repeats a position the third time: the round limit ranks it first.
+    last way out. Then the game's history, which the search does not see
+    (``history`` False: Hard as it was, for measurements).
     """
     rules = game.rules
-    if not isinstance(rules, RaceRules) or rules.anti_blocking:
+    if not isinstance(rules, RaceRules):
         return list(options)
-    kept = [move for move in options if not _walls_in(rules, game.position, seat, move)]
-    if rules.repetition_is_draw and _ahead(rules, game.position, seat, game.in_play):
-        seen = _occurrences(game)
-        fresh = [m for m in kept if seen.get(_key(rules.apply_unchecked(game.position, m))) != 2]
-        kept = fresh or kept
-    return kept or list(options)
+    kept = list(options)
+    if not rules.anti_blocking:
+        kept = [m for m in kept if not _walls_in(rules, game.position, seat, m)] or kept
+    if not history and not rules.repetition_is_draw:
+        return kept
+    return _unrepeated(game, seat, kept, history)
+
+
+def _unrepeated(game: Game, seat: int, options: list[Move], history: bool) -> list[Move]:
+    """The options by what the game's history says about them.
+
+    A move that makes a position stand the third time ends the game at once
+    (RULES.md "Repetition"): when that ranks us above every rival it is the move
+    to play; when it ranks one above us it is never played; a draw by it
+    (Halma) is not played while we stand ahead, as the round limit would rank
+    us first. And a marble does not go straight back where our last move took
+    it from while some move gains a row: shuffling gains nothing and invites
+    the repetition. (Without ``history``, Hard as it was: only the Halma rule.)
+    """
+    rules = game.rules
+    assert isinstance(rules, RaceRules)
+    rivals = [s for s in game.in_play if s != seat]
+    ahead = _ahead(rules, game.position, seat, game.in_play)
+    kept = []
+    for move in options:
+        result = repetition_result(game, move)
+        if result is None:
+            kept.append(move)
+            continue
+        outcome = lead(result, seat, rivals)
+        if outcome > 0:
+            return [move]
+        if outcome == 0 and not ahead:
+            kept.append(move)
+    kept = kept or list(options)
+    last = last_move(game, seat)
+    if history and last is not None:
+        rows = row_table(rules)[seat]
+        others = [m for m in kept if not (m[0] == last[-1] and m[-1] == last[0])]
+        if any(rows[m[-1]] > rows[m[0]] for m in others):
+            kept = others
+    return kept
 
 
 def _walls_in(rules: RaceRules, position: Position, seat: int, move: Move) -> bool:
@@ -204,66 +284,54 @@ def _forward(rules: RaceRules, position: Position, seat: int, hole: int) -> bool
 
 def _can_leave(rules: RaceRules, position: Position, seat: int, hole: int, area: int) -> bool:
     """Whether ``seat``'s piece on ``hole`` can reach a hole outside ``area`` in some moves."""
+    return _moves_out(rules, position, seat, hole, area) is not None
+
+
+def _moves_out(rules: RaceRules, position: Position, seat: int, hole: int, area: int) -> int | None:
+    """The fewest moves that take ``seat``'s piece on ``hole`` outside ``area`` with
+    everything else standing still; None when it cannot get out."""
     others = list(position.marbles)
     others[seat] &= ~(1 << hole)
     seen = 1 << hole
     frontier = [hole]
-    for here in frontier:
-        marbles = list(others)
-        marbles[seat] |= 1 << here
-        moved = Position(rules, seat, tuple(marbles))
-        for step in rules.moves_of(moved, seat, 1 << here):
-            end = 1 << step[-1]
-            if not area & end:
-                return True
-            if not seen & end:
-                seen |= end
-                frontier.append(step[-1])
-    return False
+    moves = 1
+    while frontier:
+        following = []
+        for here in frontier:
+            marbles = list(others)
+            marbles[seat] |= 1 << here
+            moved = Position(rules, seat, tuple(marbles))
+            for step in rules.moves_of(moved, seat, 1 << here):
+                end = step[-1]
+                if not area >> end & 1:
+                    return moves
+                if not seen >> end & 1:
+                    seen |= 1 << end
+                    following.append(end)
+        frontier = following
+        moves += 1
+    return None
+
+
+def _moves_to_leave(rules: RaceRules, position: Position, seat: int, rivals: bool = True) -> int:
+    """How many moves ``seat``'s marbles at home need to leave it, each walking alone
+    (the others at home lifted, as they will be moving too) past everything else;
+    NEVER_OUT when one of them cannot get out. Without ``rivals``, on an empty board."""
+    home = rules.homes[seat]
+    at_home = position.marbles[seat] & home
+    marbles = list(position.marbles) if rivals else [0] * len(position.marbles)
+    marbles[seat] &= ~home
+    total = 0
+    for hole in bits(at_home):
+        alone = list(marbles)
+        alone[seat] |= 1 << hole
+        moves = _moves_out(rules, Position(rules, seat, tuple(alone)), seat, hole, home)
+        if moves is None:
+            return NEVER_OUT
+        total += moves
+    return total
 
 
 def _ahead(rules: RaceRules, position: Position, seat: int, in_play: list[int]) -> bool:
     ours = rules.standing(position, seat)
     return all(ours > rules.standing(position, s) for s in in_play if s != seat)
-
-
-def _key(position: Position) -> tuple[tuple[int, ...], int]:
-    """A position as the referee counts repetitions: the marbles and who moves next."""
-    return position.marbles, position.turn
-
-
-def _occurrences(game: Game) -> dict[tuple[tuple[int, ...], int], int]:
-    """How often each position has stood in ``game`` so far, the start included.
-
-    Replays the turns; a pass moves nothing, so the position counts once, for
-    the seat that really moves next (as the referee counts it).
-    """
-    rules = game.rules
-    marbles = game.start.marbles
-    movers = [turn.seat for turn in game.turns if turn.move is not None]
-    counts = {(marbles, movers[0] if movers else game.start.turn): 1}
-    played = [turn for turn in game.turns if turn.move is not None]
-    for index, turn in enumerate(played):
-        assert turn.move is not None
-        marbles = rules.apply_unchecked(Position(rules, turn.seat, marbles), turn.move).marbles
-        following = movers[index + 1] if index + 1 < len(movers) else game.turn
-        if following is not None:
-            key = (marbles, following)
-            counts[key] = counts.get(key, 0) + 1
-    return counts
-
-
-@cache
-def _exit_steps(rules: RaceRules) -> tuple[tuple[int, ...], ...]:
-    """steps[seat][hole]: steps from a home hole to the nearest hole outside the home."""
-    board = rules.board
-    tables = []
-    for seat, home in enumerate(rules.homes):
-        outside = list(bits(rules.may_end[seat] & ~home))
-        tables.append(
-            tuple(
-                min(board.distance(hole, out) for out in outside) if home >> hole & 1 else 0
-                for hole in range(board.size)
-            )
-        )
-    return tuple(tables)
