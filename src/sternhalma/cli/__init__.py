@@ -8,6 +8,7 @@ from sternhalma.cli.engine import bench, moves
 from sternhalma.cli.play import match, play
 from sternhalma.cli.records import replay
 from sternhalma.cli.serve import serve
+from sternhalma.cli.worker import worker
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -22,3 +23,4 @@ main.add_command(replay)
 main.add_command(serve)
 main.add_command(match)
 main.add_command(play)
+main.add_command(worker)

@@ -113,12 +113,7 @@ def serve(
     except SternhalmaError as error:
         raise click.BadParameter(str(error), param_hint="--database-url") from None
     if redis_url:
-        if not redis_url.startswith(("redis://", "rediss://", "unix://")):
-            raise click.BadParameter(
-                f"{redis_url!r} is not a Redis URL like redis://127.0.0.1:6379/0",
-                param_hint="--redis-url",
-            )
-        options["redis_url"] = redis_url
+        options["redis_url"] = check_redis_url(redis_url)
     if workers is not None:
         options["workers"] = workers
     for origin in allowed_origins:
@@ -152,6 +147,15 @@ def serve(
         ws_per_message_deflate=False,
         timeout_graceful_shutdown=5,
     )
+
+
+def check_redis_url(url: str) -> str:
+    """``url`` if it is a Redis URL; click's usage error otherwise."""
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        raise click.BadParameter(
+            f"{url!r} is not a Redis URL like redis://127.0.0.1:6379/0", param_hint="--redis-url"
+        )
+    return url
 
 
 def tune_garbage_collector() -> None:

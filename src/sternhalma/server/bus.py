@@ -250,7 +250,7 @@ class RedisBus:
                 log.exception("Redis subscriber failed; retrying")
             finally:
                 with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                    await pubsub.aclose()
             await asyncio.sleep(self.retry)
 
     def _deliver(self, channel: bytes | str, data: bytes | str) -> None:
