@@ -269,6 +269,49 @@ class Server:
             return json.loads(response.read())
 
 
+class Worker:
+    """One ``sternhalma worker`` process on a Redis (the computer's thinking for the
+    servers that share it)."""
+
+    def __init__(
+        self, redis_url: str, log: Path, processes: int = 1, nodes: int | None = None
+    ) -> None:
+        self.redis_url = redis_url
+        self.log_path = log
+        self.processes = processes
+        self.nodes = nodes
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        command = [sys.executable, "-c", "from sternhalma.cli import main; main()", "worker"]
+        command += ["--redis-url", self.redis_url, "--processes", str(self.processes)]
+        if self.nodes is not None:
+            command += ["--nodes", str(self.nodes)]
+        with self.log_path.open("a") as log:
+            self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+
+    def kill(self) -> None:
+        """Gone without a word (SIGKILL); its thinking processes follow it."""
+        if self.process is None:
+            return
+        self.process.kill()
+        self.process.wait(timeout=10)
+        self.process = None
+
+    def stop(self) -> int | None:
+        """Stop with Ctrl+C (SIGINT); its exit code."""
+        if self.process is None:
+            return None
+        self.process.send_signal(signal.SIGINT)
+        try:
+            code = self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            code = self.process.wait(timeout=10)
+        self.process = None
+        return code
+
+
 class Player:
     """A scripted browser: one websocket on one table of one server process.
 
@@ -379,17 +422,20 @@ def sit(player: Player, seat: int, nickname: str) -> str:
 
 
 class Cluster:
-    """PostgreSQL, Redis and two server processes sharing them (A and B)."""
+    """PostgreSQL, Redis, two server processes sharing them (A and B) and a worker that
+    thinks for both."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.postgres = Postgres()
         self.redis = Redis()
         self.servers: list[Server] = []
+        self.worker = Worker(self.redis.url, folder / "worker.log")
 
     def start(self) -> None:
         self.postgres.start()
         self.redis.start()
+        self.worker.start()
         for name in ("a", "b"):
             server = Server(self.postgres.url, self.redis.url, self.folder / f"server-{name}.log")
             self.servers.append(server)
@@ -409,6 +455,7 @@ class Cluster:
     def close(self) -> None:
         for server in self.servers:
             server.stop()
+        self.worker.stop()
         self.redis.stop()
         self.postgres.close()
 

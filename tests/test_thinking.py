@@ -11,15 +11,13 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from arq.jobs import JobStatus
 from helpers import run_apart
-from services import Redis
+from services import Redis, Worker
 
 from sternhalma.game import Game
 from sternhalma.server.computer import Job
@@ -178,30 +176,11 @@ def redis() -> Iterator[Redis]:
         server.stop()
 
 
-def start_worker(redis: Redis, log: Path, processes: int = 1) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-c", "from sternhalma.cli import main; main()", "worker"]
-    with log.open("a") as out:
-        return subprocess.Popen(
-            [*command, "--redis-url", redis.url, "--processes", str(processes)],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
-
-
 def test_a_worker_process_answers_moves_and_gives_up_cancelled_hints(
     redis: Redis, tmp_path: Path
 ) -> None:
-    worker = start_worker(redis, tmp_path / "worker.log")
+    worker = Worker(redis.url, tmp_path / "worker.log")
+    worker.start()
 
     async def scenario() -> tuple[str, str]:
         queue = Queue(redis.url, timeout=30)
@@ -230,13 +209,15 @@ def test_a_worker_process_answers_moves_and_gives_up_cancelled_hints(
     try:
         first, second = run_apart(scenario())
     finally:
-        stop(worker)
+        code = worker.stop()
     assert legal(first, ("l4-l5",)) and legal(second)
-    assert worker.returncode == 0, (tmp_path / "worker.log").read_text()[-2000:]
+    assert code == 0, (tmp_path / "worker.log").read_text()[-2000:]
 
 
 def test_a_job_on_a_killed_worker_runs_again_on_another(redis: Redis, tmp_path: Path) -> None:
-    first = start_worker(redis, tmp_path / "first.log")
+    first = Worker(redis.url, tmp_path / "first.log")
+    first.start()
+    second = Worker(redis.url, tmp_path / "second.log")
 
     async def scenario() -> str:
         queue = Queue(redis.url, timeout=3)
@@ -251,12 +232,8 @@ def test_a_job_on_a_killed_worker_runs_again_on_another(redis: Redis, tmp_path: 
             else:
                 raise AssertionError("the job did not start")
             first.kill()  # SIGKILL: its thinking process follows it
-            first.wait(10)
-            second = start_worker(redis, tmp_path / "second.log")
-            try:
-                return await asyncio.wait_for(asking, 90)
-            finally:
-                stop(second)
+            second.start()
+            return await asyncio.wait_for(asking, 90)
         finally:
             await queue.close()
 
@@ -264,5 +241,5 @@ def test_a_job_on_a_killed_worker_runs_again_on_another(redis: Redis, tmp_path: 
         answer = run_apart(scenario())
     finally:
         first.kill()
-        first.wait(10)
+        second.stop()
     assert legal(answer)
