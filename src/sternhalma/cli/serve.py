@@ -56,7 +56,17 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     "--workers",
     default=None,
     type=click.IntRange(1, 64),
-    help="Processes for the computer's thinking (default: cores - 1, at most 4).",
+    help="Processes for the computer's thinking without Redis (default: cores - 1, at most "
+    "4); with --redis-url, `sternhalma worker` thinks.",
+)
+@click.option(
+    "--think-timeout",
+    default=10.0,
+    show_default=True,
+    envvar="STERNHALMA_THINK_TIMEOUT",
+    type=click.FloatRange(0.5, 600),
+    help="Seconds a computer move or hint may think before it is tried again (a worker "
+    "that died). Environment: STERNHALMA_THINK_TIMEOUT.",
 )
 @click.option(
     "--allow-origin",
@@ -91,6 +101,7 @@ def serve(
     database_url: str | None,
     redis_url: str | None,
     workers: int | None,
+    think_timeout: float,
     allowed_origins: tuple[str, ...],
     max_connections: int,
     max_new_tables: int,
@@ -116,6 +127,7 @@ def serve(
         options["redis_url"] = check_redis_url(redis_url)
     if workers is not None:
         options["workers"] = workers
+    options["think_timeout"] = think_timeout
     for origin in allowed_origins:
         if not origin.startswith(("http://", "https://")) or origin.count("/") != 2:
             raise click.BadParameter(

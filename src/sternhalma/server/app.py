@@ -25,7 +25,6 @@ from sternhalma.clock import TimeSource, monotonic_ms
 from sternhalma.errors import SternhalmaError, UnknownVariantError
 from sternhalma.players import LEVELS
 from sternhalma.rules import VARIANTS
-from sternhalma.server import computer
 from sternhalma.server.bus import Bus, MemoryBus, RedisBus
 from sternhalma.server.connection import AddressLimits, Connection, Limits, PerAddress
 from sternhalma.server.layout import catalogue
@@ -39,6 +38,7 @@ from sternhalma.server.protocol import (
 )
 from sternhalma.server.store import DatabaseUnavailable, Store, database_url
 from sternhalma.server.tables import Tables
+from sternhalma.server.thinking import Pool, Queue, Thinking
 
 #: The browser app: index.html, css/, js/, i18n/, howto/.
 WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
@@ -52,8 +52,10 @@ def default_database_url() -> str:
 @dataclass(frozen=True)
 class Settings:
     database_url: str = field(default_factory=default_database_url)
-    #: Worker processes for the computer's thinking.
+    #: Processes for the computer's thinking in this process (without Redis).
     workers: int = field(default_factory=lambda: max(1, min(4, (os.cpu_count() or 2) - 1)))
+    #: Seconds a computer move or hint may think before it is tried again elsewhere.
+    think_timeout: float = 10.0
     #: Seconds before the computer's move is shown (it may think for less).
     computer_pause: float = 0.6
     web_root: Path = WEB_ROOT
@@ -68,7 +70,8 @@ class Settings:
     now: TimeSource = monotonic_ms
     #: Seconds between two saves of a running clock.
     clock_checkpoint: float = 10.0
-    #: Redis (redis://host:port/db) when several processes share the tables.
+    #: Redis (redis://host:port/db) when several processes share the tables; the
+    #: computer then thinks in ``sternhalma worker`` processes (server/thinking.py).
     redis_url: str | None = None
     #: Seconds between two sweeps of a process in a cluster (server/tables.py).
     sweep: float = 2.0
@@ -101,11 +104,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if settings.redis_url is not None:
             bus = RedisBus(settings.redis_url)
             await bus.start()
-        workers = computer.Workers(settings.workers)
-        await workers.warm_up()
+        thinking: Thinking = Pool(settings.workers, timeout=settings.think_timeout)
+        if settings.redis_url is not None:
+            thinking = Queue(settings.redis_url, timeout=settings.think_timeout)
+        await thinking.start()
         app.state.tables = Tables(
             store,
-            workers,
+            thinking,
             pause=settings.computer_pause,
             now=settings.now,
             checkpoint=settings.clock_checkpoint,
@@ -121,7 +126,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await app.state.tables.close()
             if isinstance(bus, RedisBus):
                 await bus.close()
-            workers.shutdown()
+            await thinking.close()
             await store.close()
 
     app = FastAPI(title="sternhalma", lifespan=lifespan, docs_url=None, redoc_url=None)

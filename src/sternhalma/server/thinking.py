@@ -21,21 +21,27 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import heapq
 import itertools
 import logging
 from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from enum import IntEnum
+from typing import TypeVar
 
 from arq import create_pool
 from arq.connections import ArqRedis, RedisSettings
 from arq.jobs import Job as QueuedJob
 from arq.jobs import JobStatus
+from redis.exceptions import RedisError
 
 from sternhalma.server.computer import Job, Slot, SlotLost
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 #: The queues of the arq job queue, by priority.
 MOVE_QUEUE = "sternhalma:moves"
@@ -244,10 +250,20 @@ class Queue(Thinking):
     async def think(self, job: Job, priority: Priority, key: str) -> str:
         assert self.redis is not None, "start() first"
         queue = MOVE_QUEUE if priority == Priority.MOVE else HINT_QUEUE
+        first = datetime.now(UTC)
         for attempt in range(1, TRIES + 1):
             job_id = f"{key}:{attempt}"
-            queued = await self.redis.enqueue_job(
-                THINK, job, _job_id=job_id, _queue_name=queue, _expires=EXPIRES
+            # A job sent again keeps its place in the line (it is due since the first).
+            queued = await self._retrying(
+                functools.partial(
+                    self.redis.enqueue_job,
+                    THINK,
+                    job,
+                    _job_id=job_id,
+                    _queue_name=queue,
+                    _defer_until=first,
+                    _expires=EXPIRES,
+                )
             )
             if queued is None:  # another server process asked for the same job: share it
                 queued = self.handle(job_id, queue)
@@ -274,9 +290,9 @@ class Queue(Thinking):
         loop = asyncio.get_running_loop()
         started: float | None = None
         while True:
-            status = await queued.status()
+            status = await self._retrying(queued.status)
             if status == JobStatus.complete:
-                info = await queued.result_info()
+                info = await self._retrying(queued.result_info)
                 if info is not None and info.success and isinstance(info.result, str):
                     return info.result
                 raise ThinkingFailed(f"the worker failed: {info.result if info else 'no result'}")
@@ -287,6 +303,19 @@ class Queue(Thinking):
                 if loop.time() - started > self.timeout:
                     raise TimeoutError
             await asyncio.sleep(POLL)
+
+    async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T:
+        """``call()``, again every second while Redis cannot be reached (a restart); the
+        clock's fallback (server/computer_turns.py) bounds the wait at clocked tables."""
+        warned = False
+        while True:
+            try:
+                return await call()
+            except (RedisError, OSError) as error:
+                if not warned:
+                    log.warning("the job queue on Redis cannot be reached (%s); waiting", error)
+                    warned = True
+                await asyncio.sleep(1.0)
 
     def _abort(self, queued: QueuedJob) -> None:
         """Abort in the background (the caller may be cancelled): a queued job is

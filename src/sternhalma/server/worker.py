@@ -19,6 +19,7 @@ from typing import Any
 
 from arq.connections import RedisSettings
 from arq.worker import Worker, func
+from redis.exceptions import RedisError
 
 from sternhalma.server.computer import Job
 from sternhalma.server.thinking import HINT_QUEUE, MOVE_QUEUE, POLL, THINK, Pool, Priority
@@ -63,15 +64,10 @@ async def run_worker(redis_url: str, processes: int, *, nodes: int | None = None
     stop = asyncio.Event()
     for number in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(number, stop.set)
-    runs = [loop.create_task(consumer.main()) for consumer in consumers]
+    runs = [loop.create_task(consume(consumer)) for consumer in consumers]
     log.info("sternhalma worker: %d thinking processes on %s", processes, redis_url)
     try:
-        stopping = loop.create_task(stop.wait())
-        await asyncio.wait([*runs, stopping], return_when=asyncio.FIRST_COMPLETED)
-        stopping.cancel()
-        for task in runs:
-            if task.done() and task.exception() is not None:
-                raise RuntimeError("a queue consumer stopped") from task.exception()
+        await stop.wait()
     finally:
         for task in runs:
             task.cancel()
@@ -80,3 +76,13 @@ async def run_worker(redis_url: str, processes: int, *, nodes: int | None = None
             with contextlib.suppress(Exception):
                 await consumer.close()
         await pool.close()
+
+
+async def consume(consumer: Worker) -> None:
+    """Run an arq consumer; when Redis goes away (a restart), wait and go on."""
+    while True:
+        try:
+            await consumer.main()
+        except (RedisError, OSError) as error:
+            log.warning("the job queue on Redis failed (%s); trying again in 1 s", error)
+            await asyncio.sleep(1.0)
