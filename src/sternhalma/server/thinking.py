@@ -115,6 +115,8 @@ class Pool(Thinking):
         self._seq = itertools.count()
         self._spawning: set[asyncio.Task[None]] = set()
         self._closed = False
+        #: Jobs given up while they ran: cancelled, or a hint that a move took over.
+        self.given_up = 0
 
     async def start(self) -> None:
         slots = [Slot(self.nodes) for _ in range(self.size)]
@@ -158,12 +160,14 @@ class Pool(Thinking):
                     raise ThinkingFailed(f"the thinking process {what}") from None
                 continue
             except asyncio.CancelledError:
+                self.given_up += 1
                 self._release(slot)
                 raise
             self._release(slot)
             if kind == "done" and value is not None:
                 return value
             if kind == "gave-up" and running.preempted:
+                self.given_up += 1
                 continue  # a computer move took the process: wait again, first among hints
             raise ThinkingFailed(value or "the thinking process gave the job up")
 
