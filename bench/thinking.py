@@ -38,6 +38,7 @@ import contextlib
 import itertools
 import json
 import os
+import random
 import statistics
 import sys
 import tempfile
@@ -54,6 +55,9 @@ from services import Postgres, Redis, Server, Worker
 
 from sternhalma.game import Game
 from sternhalma.players import make_player
+
+#: The scripted player's moves (always the first legal one would soon repeat a position).
+CHOICE = random.Random(8)
 
 
 class Services:
@@ -87,6 +91,7 @@ class Services:
         name = self.folder / f"worker-{len(self.workers)}.log"
         worker = Worker(self.redis.url, name, **{**self.worker_options, **options})
         worker.start()
+        worker.wait_ready()
         self.workers.append(worker)
         return worker
 
@@ -124,7 +129,7 @@ def summary(waits: list[float]) -> str:
     p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
     return (
         f"{len(ordered)} replies: p50 {statistics.median(ordered):.2f} s, "
-        f"p99 {p99:.2f} s, max {ordered[-1]:.2f} s"
+        f"p99 {p99:.2f} s, max {ordered[-1]:.2f} s (reply {waits.index(ordered[-1]) + 1})"
     )
 
 
@@ -140,7 +145,7 @@ class Game1:
 async def play_against_computer(
     http: httpx.AsyncClient, server: Server, stop_at: float, record: Game1, clock: str
 ) -> None:
-    """Play (the first legal move, at once) against Hard until ``stop_at``."""
+    """Play (a random legal move, at once) against Hard until ``stop_at``."""
     while time.perf_counter() < stop_at:
         body = {
             "variant": "classic-2",
@@ -172,7 +177,7 @@ async def play_against_computer(
                                     {
                                         "type": "move",
                                         "seat": 0,
-                                        "path": state["legal"][0],
+                                        "path": CHOICE.choice(state["legal"]),
                                         "v": state["v"],
                                         "confirm": True,
                                     }

@@ -290,6 +290,25 @@ class Worker:
         with self.log_path.open("a") as log:
             self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
 
+    def wait_ready(self, timeout: float = 60) -> None:
+        """Wait until the worker serves the queue (its thinking processes have started
+        and it has announced itself in Redis)."""
+        import redis
+
+        from sternhalma.server.thinking import MOVE_QUEUE
+
+        client = redis.Redis.from_url(self.redis_url)
+        deadline = time.monotonic() + timeout
+        try:
+            while not client.exists(f"{MOVE_QUEUE}:health-check"):
+                if self.process is None or self.process.poll() is not None:
+                    raise ServiceError(f"the worker exited: {self.log_path.read_text()[-2000:]}")
+                if time.monotonic() > deadline:
+                    raise ServiceError(f"the worker did not start within {timeout} s")
+                time.sleep(0.05)
+        finally:
+            client.close()
+
     def kill(self) -> None:
         """Gone without a word (SIGKILL); its thinking processes follow it."""
         if self.process is None:
@@ -436,6 +455,7 @@ class Cluster:
         self.postgres.start()
         self.redis.start()
         self.worker.start()
+        self.worker.wait_ready()
         for name in ("a", "b"):
             server = Server(self.postgres.url, self.redis.url, self.folder / f"server-{name}.log")
             self.servers.append(server)

@@ -67,6 +67,10 @@ class ThinkingFailed(Exception):
     """The computer found no move for a job (every try failed)."""
 
 
+class JobLost(Exception):
+    """A queued job ran past its timeout (its worker is gone?) or vanished from Redis."""
+
+
 class Thinking(ABC):
     """The computer's thinking, wherever it runs."""
 
@@ -273,9 +277,11 @@ class Queue(Thinking):
                 queued = self.handle(job_id, queue)
             try:
                 return await self._answer(queued)
-            except TimeoutError:
+            except JobLost:
                 log.warning(
-                    "job %s ran over %s s (its worker is gone?); sent again", job_id, self.timeout
+                    "job %s ran over %s s or was lost (its worker or Redis went away); sent again",
+                    job_id,
+                    self.timeout,
                 )
                 self._abort(queued)
             except asyncio.CancelledError:
@@ -289,7 +295,7 @@ class Queue(Thinking):
         return QueuedJob(job_id, self.redis, _queue_name=queue)
 
     async def _answer(self, queued: QueuedJob) -> str:
-        """The job's result; TimeoutError once it has run ``timeout`` seconds (the
+        """The job's result; JobLost once it has run ``timeout`` seconds (the
         time it waits in the queue for a free worker does not count)."""
         loop = asyncio.get_running_loop()
         started: float | None = None
@@ -301,11 +307,11 @@ class Queue(Thinking):
                     return info.result
                 raise ThinkingFailed(f"the worker failed: {info.result if info else 'no result'}")
             if status == JobStatus.not_found:
-                raise ThinkingFailed(f"job {queued.job_id} expired in the queue")
+                raise JobLost  # expired unstarted, or Redis lost it (a restart)
             if status == JobStatus.in_progress:
                 started = loop.time() if started is None else started
                 if loop.time() - started > self.timeout:
-                    raise TimeoutError
+                    raise JobLost
             await asyncio.sleep(POLL)
 
     async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T:
