@@ -201,12 +201,16 @@ async def flood_hints(
             if not sustained:
                 return
             stop_at = time.perf_counter() + sustained
+            next_ask = time.perf_counter() + 1.0
             while time.perf_counter() < stop_at:
                 with contextlib.suppress(TimeoutError):
-                    message = json.loads(await asyncio.wait_for(ws.recv(), 1.0))
+                    wait = max(0.01, next_ask - time.perf_counter())
+                    message = json.loads(await asyncio.wait_for(ws.recv(), wait))
                     kind = message.get("code") or message["type"]
                     replies[kind] = replies.get(kind, 0) + 1
-                await ws.send(json.dumps({"type": "hint"}))
+                if time.perf_counter() >= next_ask:
+                    await ws.send(json.dumps({"type": "hint"}))
+                    next_ask += 1.0
         finally:
             await ws.close()
 

@@ -30,6 +30,8 @@ from sternhalma.players import HardPlayer, Player, make_player
 
 #: Seconds a thinking process has to give up a job before it is killed.
 GIVE_UP = 2.0
+#: How much lower a thinking process's CPU priority is than its parent's.
+NICE = 5
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,10 @@ def slot_main(conn: Connection, parent: int, nodes: int | None) -> None:
     """A thinking process: answer each job with ("done", move text), ("gave-up", None)
     or ("error", message), one answer per job."""
     watch_parent(parent)
+    # Below the server: on a shared machine a long search must not slow its event loop
+    # (the search's budget is wall-clock time, so it thinks a little less instead).
+    with contextlib.suppress(OSError):
+        os.nice(NICE)
     signal.signal(signal.SIGUSR1, _give_up)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C: the parent stops us
     conn.send(("ready", None))

@@ -46,6 +46,9 @@ from sternhalma.server.tables import Table, Tables
 CLOSE_FLOOD = 1008
 CLOSE_NO_TABLE = 4404
 CLOSE_TRY_LATER = 1013
+#: Refusals that change nothing and need no new look at the board: sent without the
+#: table's state, which a flood of them would otherwise cost the server to build.
+WITHOUT_STATE = frozenset({"hint-busy", "hint-limit"})
 
 
 @dataclass(frozen=True)
@@ -213,8 +216,9 @@ class Connection:
     async def _refused(self, error: SternhalmaError) -> None:
         """Say why a command was refused, with the table as it is now."""
         reply = error_message(error)
-        with contextlib.suppress(SternhalmaError):
-            reply["state"] = (await self.tables.get(self.table_id)).state()
+        if not (isinstance(error, TableError) and error.code in WITHOUT_STATE):
+            with contextlib.suppress(SternhalmaError):
+                reply["state"] = (await self.tables.get(self.table_id)).state()
         self.outbox.put_nowait(reply)
 
     def _ask_hint(self, table: Table) -> None:
