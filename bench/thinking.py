@@ -37,12 +37,14 @@ import asyncio
 import contextlib
 import itertools
 import json
+import multiprocessing
 import os
 import random
 import statistics
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,6 +60,7 @@ from sternhalma.players import make_player
 
 #: The scripted player's moves (always the first legal one would soon repeat a position).
 CHOICE = random.Random(8)
+HARD = {"kind": "computer", "level": "hard"}
 
 
 class Services:
@@ -106,14 +109,27 @@ class Services:
             self.postgres.close()
 
 
-async def table(http: httpx.AsyncClient, server: Server, body: dict[str, Any]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Address:
+    """Where a server listens (what a client process needs of it)."""
+
+    url: str
+    ws_url: str
+
+    @classmethod
+    def of(cls, server: Server | None) -> Address:
+        assert server is not None
+        return cls(server.url, server.ws_url)
+
+
+async def table(http: httpx.AsyncClient, server: Address, body: dict[str, Any]) -> dict[str, Any]:
     reply = await http.post(f"{server.url}/api/tables", json=body)
     reply.raise_for_status()
     data: dict[str, Any] = reply.json()
     return data
 
 
-async def socket(server: Server, table_id: str, token: str | None = None) -> ClientConnection:
+async def socket(server: Address, table_id: str, token: str | None = None) -> ClientConnection:
     ws = await connect(f"{server.ws_url}/ws/tables/{table_id}", max_size=2**22)
     hello: dict[str, Any] = {"type": "hello"}
     if token:
@@ -142,54 +158,66 @@ class Game1:
     games: int = 0
 
 
-async def play_against_computer(
-    http: httpx.AsyncClient, server: Server, stop_at: float, record: Game1, clock: str
+def play_against_computer(server: Address, seconds: float, clock: str) -> Game1:
+    """Play (a random legal move, at once) against Hard for ``seconds``, in a process of
+    its own (the flooding client's work must not delay this player's clock)."""
+    return asyncio.run(_play_against_computer(server, time.perf_counter() + seconds, clock))
+
+
+async def _play_against_computer(server: Address, stop_at: float, clock: str) -> Game1:
+    record = Game1()
+    async with httpx.AsyncClient(timeout=30) as http:
+        while time.perf_counter() < stop_at:
+            await _one_game(http, server, stop_at, record, clock)
+    return record
+
+
+async def _one_game(
+    http: httpx.AsyncClient, server: Address, stop_at: float, record: Game1, clock: str
 ) -> None:
-    """Play (a random legal move, at once) against Hard until ``stop_at``."""
-    while time.perf_counter() < stop_at:
-        body = {
-            "variant": "classic-2",
-            "seats": [{"kind": "online"}, {"kind": "computer", "level": "hard"}],
-            "nickname": "victim",
-            "clock": clock,
-        }
-        created = await table(http, server, body)
-        record.games += 1
-        ws = await socket(server, created["id"], created["token"])
-        sent: float | None = None
-        try:
-            while time.perf_counter() < stop_at:
-                with contextlib.suppress(TimeoutError):
-                    message = json.loads(await asyncio.wait_for(ws.recv(), 1.0))
-                    state = message.get("state")
-                    event = message.get("event") or {}
-                    if event.get("kind") == "move" and event.get("seat") == 1 and sent:
-                        record.waits.append(time.perf_counter() - sent)
-                        sent = None
-                    if event.get("kind") == "flag" and event.get("seat") == 1:
-                        record.flagged += 1
-                    if isinstance(state, dict):
-                        if state["over"]:
-                            break
-                        if state["turn"] == 0 and state["legal"] and state["thinking"] is None:
-                            await ws.send(
-                                json.dumps(
-                                    {
-                                        "type": "move",
-                                        "seat": 0,
-                                        "path": CHOICE.choice(state["legal"]),
-                                        "v": state["v"],
-                                        "confirm": True,
-                                    }
-                                )
+    body = {
+        "variant": "classic-2",
+        "seats": [{"kind": "online"}, HARD],
+        "nickname": "victim",
+        "clock": clock,
+    }
+    created = await table(http, server, body)
+    record.games += 1
+    ws = await socket(server, created["id"], created["token"])
+    sent: float | None = None
+    try:
+        while time.perf_counter() < stop_at:
+            with contextlib.suppress(TimeoutError):
+                message = json.loads(await asyncio.wait_for(ws.recv(), 1.0))
+                state = message.get("state")
+                event = message.get("event") or {}
+                if event.get("kind") == "move" and event.get("seat") == 1 and sent:
+                    record.waits.append(time.perf_counter() - sent)
+                    sent = None
+                if event.get("kind") == "flag" and event.get("seat") == 1:
+                    record.flagged += 1
+                if isinstance(state, dict):
+                    if state["over"]:
+                        break
+                    if state["turn"] == 0 and state["legal"] and state["thinking"] is None:
+                        await ws.send(
+                            json.dumps(
+                                {
+                                    "type": "move",
+                                    "seat": 0,
+                                    "path": CHOICE.choice(state["legal"]),
+                                    "v": state["v"],
+                                    "confirm": True,
+                                }
                             )
-                            sent = time.perf_counter()
-        finally:
-            await ws.close()
+                        )
+                        sent = time.perf_counter()
+    finally:
+        await ws.close()
 
 
 async def flood_hints(
-    server: Server, table_id: str, token: str, connections: int, sustained: float
+    server: Address, table_id: str, token: str, connections: int, sustained: float
 ) -> dict[str, int]:
     """``connections`` websockets ask for hints: once and hang up, or every second."""
     replies: dict[str, int] = {}
@@ -222,28 +250,19 @@ async def flood(args: argparse.Namespace, folder: Path) -> None:
     with Services(folder, args.setup == "queue") as services:
         if args.setup == "queue":
             services.add_worker(processes=args.processes)
-        server = services.server
-        assert server is not None
+        server = Address.of(services.server)
         async with httpx.AsyncClient(timeout=30) as http:
-            target = await table(
-                http,
-                server,
-                {
-                    "variant": "classic-2",
-                    "seats": [{"kind": "person"}, {"kind": "computer", "level": "hard"}],
-                },
-            )
-            record = Game1()
-            seconds = args.sustained or args.seconds
-            stop_at = time.perf_counter() + seconds + 5
-            victim = asyncio.create_task(
-                play_against_computer(http, server, stop_at, record, args.clock)
-            )
+            body = {"variant": "classic-2", "seats": [{"kind": "person"}, HARD]}
+            target = await table(http, server, body)
+        seconds = (args.sustained or args.seconds) + 5
+        loop = asyncio.get_running_loop()
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as other:
+            victim = loop.run_in_executor(other, play_against_computer, server, seconds, args.clock)
             await asyncio.sleep(3)  # a few replies before the flood
             replies = await flood_hints(
                 server, target["id"], target["token"], args.connections, args.sustained
             )
-            await victim
+            record = await victim
     kind = f"sustained {args.sustained:g} s" if args.sustained else "hint then hang up"
     print(
         f"flood ({args.setup}, {args.connections} connections, {kind}): computer replies at "
@@ -252,7 +271,7 @@ async def flood(args: argparse.Namespace, folder: Path) -> None:
     )
 
 
-async def moves_per_second(server: Server, tables: int, warmup: float, seconds: float) -> float:
+async def moves_per_second(server: Address, tables: int, warmup: float, seconds: float) -> float:
     """Computer moves per second at ``tables`` computer-against-computer tables."""
     moves = 0
     counting = False
@@ -291,7 +310,9 @@ async def throughput(args: argparse.Namespace, folder: Path) -> None:
         with Services(run, True, nodes=args.nodes) as services:
             services.add_worker(processes=processes)
             assert services.server is not None
-            rate = await moves_per_second(services.server, args.tables, args.warmup, args.seconds)
+            rate = await moves_per_second(
+                Address.of(services.server), args.tables, args.warmup, args.seconds
+            )
         rates[processes] = rate
         print(f"throughput: {processes} thinking processes: {rate:.2f} computer moves/s")
     if len(rates) == 2:
@@ -304,8 +325,7 @@ async def kill(args: argparse.Namespace, folder: Path) -> None:
     with Services(folder, True, nodes=args.nodes) as services:
         victim = services.add_worker(processes=1)
         services.add_worker(processes=1)
-        server = services.server
-        assert server is not None
+        server = Address.of(services.server)
         waits: list[float] = []
         problems: list[str] = []
         finished = 0
@@ -315,10 +335,7 @@ async def kill(args: argparse.Namespace, folder: Path) -> None:
 
             async def one(n: int) -> None:
                 nonlocal finished, plies
-                body = {
-                    "variant": "classic-2",
-                    "seats": [{"kind": "person"}, {"kind": "computer", "level": "hard"}],
-                }
+                body = {"variant": "classic-2", "seats": [{"kind": "person"}, HARD]}
                 created = await table(http, server, body)
                 ws = await socket(server, created["id"], created["token"])
                 versions: set[int] = set()
