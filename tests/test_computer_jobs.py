@@ -150,16 +150,6 @@ def test_a_hint_flood_at_one_table_leaves_another_table_s_clocked_computer_in_ti
         assert state["clock"]["remaining"][1] > 0
 
 
-@pytest.fixture(scope="module")
-def redis() -> Iterator[Redis]:
-    server = Redis()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 def test_with_no_worker_answering_a_clocked_computer_plays_a_quick_move_before_its_flag(
     tmp_path: Path, redis: Redis, caplog: pytest.LogCaptureFixture
 ) -> None:

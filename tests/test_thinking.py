@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -166,14 +165,12 @@ def test_a_job_that_runs_over_its_time_fails_after_a_second_try() -> None:
 # -- the job queue and ``sternhalma worker`` as a process of its own ------------------
 
 
-@pytest.fixture(scope="module")
-def redis() -> Iterator[Redis]:
-    server = Redis()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
+def thinking_processes(parent: int) -> list[int]:
+    """The thinking processes (spawned children) of a worker process."""
+    children = Path(f"/proc/{parent}/task/{parent}/children").read_text().split()
+    return [
+        int(pid) for pid in children if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    ]
 
 
 def test_a_worker_process_answers_moves_and_gives_up_cancelled_hints(
@@ -231,9 +228,20 @@ def test_a_job_on_a_killed_worker_runs_again_on_another(redis: Redis, tmp_path: 
                 await asyncio.sleep(0.05)
             else:
                 raise AssertionError("the job did not start")
-            first.kill()  # SIGKILL: its thinking process follows it
+            assert first.process is not None
+            thinkers = thinking_processes(first.process.pid)
+            assert thinkers, "the worker thinks in a process of its own"
+            first.kill()
             second.start()
-            return await asyncio.wait_for(asking, 90)
+            answer = await asyncio.wait_for(asking, 90)
+            # The killed worker's thinking process did not linger.
+            for _ in range(200):
+                if not any(Path(f"/proc/{pid}").exists() for pid in thinkers):
+                    break
+                await asyncio.sleep(0.05)
+            else:
+                raise AssertionError("a killed worker's thinking process is still running")
+            return answer
         finally:
             await queue.close()
 

@@ -89,19 +89,24 @@ class GiveUp(BaseException):
     so no ``except Exception`` in the engine swallows it)."""
 
 
-#: Whether the thinking process is on a job now (SIGUSR1 is ignored otherwise).
-_busy = [False]
+#: The number of the job this thinking process is on (0: none), and the number up to
+#: which its parent has given jobs up (shared memory: a job given up before it began
+#: is given up as soon as it begins).
+_current = [0]
+_given_up: Any = None
 
 
 def _give_up(_signal: int, _frame: object) -> None:
-    if _busy[0]:
-        _busy[0] = False
+    if _current[0] and _given_up.value >= _current[0]:
+        _current[0] = 0
         raise GiveUp
 
 
-def slot_main(conn: Connection, parent: int, nodes: int | None) -> None:
-    """A thinking process: answer each job with ("done", move text), ("gave-up", None)
-    or ("error", message), one answer per job."""
+def slot_main(conn: Connection, parent: int, nodes: int | None, given_up: Any) -> None:
+    """A thinking process: answer each numbered job with ("done", move text),
+    ("gave-up", None) or ("error", message), one answer per job."""
+    global _given_up
+    _given_up = given_up
     watch_parent(parent)
     # Below the server: on a shared machine a long search must not slow its event loop
     # (the search's budget is wall-clock time, so it thinks a little less instead).
@@ -112,19 +117,21 @@ def slot_main(conn: Connection, parent: int, nodes: int | None) -> None:
     conn.send(("ready", None))
     while True:
         try:
-            job = conn.recv()
+            number, job = conn.recv()
         except (EOFError, OSError):
             return
         reply: tuple[str, str | None]
         try:
-            _busy[0] = True
+            _current[0] = number
+            if given_up.value >= number:
+                raise GiveUp
             text = choose(job, nodes)
-            _busy[0] = False
+            _current[0] = 0
             reply = ("done", text)
         except GiveUp:
             reply = ("gave-up", None)
         except Exception as error:
-            _busy[0] = False
+            _current[0] = 0
             reply = ("error", f"{type(error).__name__}: {error}")
         conn.send(reply)
 
@@ -145,8 +152,14 @@ class Slot:
         # "spawn": the process must not inherit the event loop's threads and sockets.
         context = multiprocessing.get_context("spawn")
         self.conn, child = context.Pipe()
+        #: Jobs are numbered; the child gives up every job up to ``given_up``.
+        self.number = 0
+        self.given_up = context.RawValue("q", 0)
         self.process = context.Process(
-            target=slot_main, args=(child, os.getpid(), nodes), name="sternhalma-think", daemon=True
+            target=slot_main,
+            args=(child, os.getpid(), nodes, self.given_up),
+            name="sternhalma-think",
+            daemon=True,
         )
         self.process.start()
         child.close()  # so the parent sees EOF when the process dies
@@ -164,8 +177,9 @@ class Slot:
     async def run(self, job: Job) -> tuple[str, str | None]:
         """The process's answer to ``job``. Cancelled: the process gives the job up (or is
         killed when it does not within GIVE_UP seconds) before this returns."""
+        self.number += 1
         try:
-            self.conn.send(job)
+            self.conn.send((self.number, job))
         except OSError:
             raise SlotLost("the thinking process is gone") from None
         try:
@@ -179,7 +193,9 @@ class Slot:
             raise
 
     def interrupt(self) -> None:
-        """Ask the process to give up its job (it answers "gave-up")."""
+        """Ask the process to give up its job (it answers "gave-up"), even one it has
+        been sent but not begun."""
+        self.given_up.value = self.number
         with contextlib.suppress(OSError):
             if self.process.pid is not None:
                 os.kill(self.process.pid, signal.SIGUSR1)
