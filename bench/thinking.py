@@ -271,53 +271,70 @@ async def flood(args: argparse.Namespace, folder: Path) -> None:
     )
 
 
-async def moves_per_second(server: Address, tables: int, warmup: float, seconds: float) -> float:
-    """Computer moves per second at ``tables`` computer-against-computer tables."""
-    moves = 0
-    counting = False
+class ComputerTables:
+    """``tables`` computer-against-computer tables kept playing (a finished game is
+    replaced by a new one); ``moves`` counts the computer moves seen."""
 
-    async def watch(table_id: str, stop_at: float) -> None:
-        nonlocal moves
-        ws = await socket(server, table_id)
-        try:
-            while time.perf_counter() < stop_at:
-                with contextlib.suppress(TimeoutError):
-                    message = json.loads(await asyncio.wait_for(ws.recv(), 1.0))
-                    if (message.get("event") or {}).get("kind") == "move":
-                        moves += counting
-        finally:
-            await ws.close()
+    def __init__(self, server: Address, tables: int) -> None:
+        self.server = server
+        self.tables = tables
+        self.moves = 0
+        self.running: list[asyncio.Task[None]] = []
 
-    stop_at = time.perf_counter() + warmup + seconds
-    watchers = []
-    async with httpx.AsyncClient(timeout=30) as http:
-        for _ in range(tables):
-            body = {"variant": "classic-2", "seats": [{"kind": "computer", "level": "hard"}] * 2}
-            created = await table(http, server, body)
-            watchers.append(asyncio.create_task(watch(created["id"], stop_at)))
-    await asyncio.sleep(warmup)
-    counting = True
-    started = time.perf_counter()
-    await asyncio.gather(*watchers)
-    return moves / (time.perf_counter() - started)
+    async def start(self) -> None:
+        self.running = [asyncio.create_task(self._table()) for _ in range(self.tables)]
+
+    async def stop(self) -> None:
+        for task in self.running:
+            task.cancel()
+        await asyncio.gather(*self.running, return_exceptions=True)
+
+    async def _table(self) -> None:
+        body = {"variant": "classic-2", "seats": [HARD, HARD]}
+        async with httpx.AsyncClient(timeout=30) as http:
+            while True:
+                created = await table(http, self.server, body)
+                ws = await socket(self.server, created["id"])
+                try:
+                    async for raw in ws:
+                        message = json.loads(raw)
+                        self.moves += (message.get("event") or {}).get("kind") == "move"
+                        if (message.get("state") or {}).get("over"):
+                            break
+                finally:
+                    await ws.close()
+
+    async def rate(self, seconds: float) -> float:
+        """Computer moves per second over the next ``seconds``."""
+        before, started = self.moves, time.perf_counter()
+        await asyncio.sleep(seconds)
+        return (self.moves - before) / (time.perf_counter() - started)
 
 
 async def throughput(args: argparse.Namespace, folder: Path) -> None:
-    rates = {}
-    for processes in args.processes:
-        run = folder / f"throughput-{processes}"
-        run.mkdir()
-        with Services(run, True, nodes=args.nodes) as services:
-            services.add_worker(processes=processes)
-            assert services.server is not None
-            rate = await moves_per_second(
-                Address.of(services.server), args.tables, args.warmup, args.seconds
-            )
-        rates[processes] = rate
-        print(f"throughput: {processes} thinking processes: {rate:.2f} computer moves/s")
-    if len(rates) == 2:
-        one, two = (rates[p] for p in sorted(rates))
-        print(f"throughput: {max(rates)} processes give {two / one:.2f}x of {min(rates)}")
+    """One server on PostgreSQL + Redis; a worker with each number of processes in
+    turn, ``--rounds`` times (the machine's other load changes: alternating evens it)."""
+    rates: dict[int, list[float]] = {p: [] for p in args.processes}
+    with Services(folder, True, nodes=args.nodes) as services:
+        tables = ComputerTables(Address.of(services.server), args.tables)
+        await tables.start()
+        try:
+            for _ in range(args.rounds):
+                for processes in args.processes:
+                    worker = services.add_worker(processes=processes)
+                    await asyncio.sleep(args.warmup)
+                    rate = await tables.rate(args.seconds)
+                    worker.stop()
+                    rates[processes].append(rate)
+                    print(f"throughput: {processes} thinking processes: {rate:.2f} moves/s")
+        finally:
+            await tables.stop()
+    means = {p: statistics.mean(r) for p, r in rates.items()}
+    summary = ", ".join(f"{p}: {m:.2f}" for p, m in means.items())
+    print(f"throughput: mean computer moves per second by thinking processes {summary}")
+    if len(means) == 2:
+        one, two = (means[p] for p in sorted(means))
+        print(f"throughput: {max(means)} processes give {two / one:.2f}x of {min(means)}")
 
 
 async def kill(args: argparse.Namespace, folder: Path) -> None:
@@ -418,8 +435,9 @@ def main() -> None:
     t.add_argument("--processes", type=int, nargs="+", default=[1, 2])
     t.add_argument("--nodes", type=int, default=8000)
     t.add_argument("--tables", type=int, default=8)
-    t.add_argument("--warmup", type=float, default=10.0)
-    t.add_argument("--seconds", type=float, default=40.0)
+    t.add_argument("--warmup", type=float, default=5.0)
+    t.add_argument("--seconds", type=float, default=20.0)
+    t.add_argument("--rounds", type=int, default=3)
     k = sub.add_parser("kill")
     k.add_argument("--games", type=int, default=20)
     k.add_argument("--nodes", type=int, default=2000)

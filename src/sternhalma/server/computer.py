@@ -30,8 +30,6 @@ from sternhalma.players import HardPlayer, Player, make_player
 
 #: Seconds a thinking process has to give up a job before it is killed.
 GIVE_UP = 2.0
-#: How much lower a thinking process's CPU priority is than its parent's.
-NICE = 5
 
 
 @dataclass(frozen=True)
@@ -108,10 +106,6 @@ def slot_main(conn: Connection, parent: int, nodes: int | None, given_up: Any) -
     global _given_up
     _given_up = given_up
     watch_parent(parent)
-    # Below the server: on a shared machine a long search must not slow its event loop
-    # (the search's budget is wall-clock time, so it thinks a little less instead).
-    with contextlib.suppress(OSError):
-        os.nice(NICE)
     signal.signal(signal.SIGUSR1, _give_up)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C: the parent stops us
     conn.send(("ready", None))
