@@ -189,7 +189,7 @@ class Pool(Thinking):
         except asyncio.CancelledError:
             if ticket.slot.done() and not ticket.slot.cancelled():
                 self._release(ticket.slot.result())
-            else:
+            elif ticket in self.waiting:  # (not already passed over by _dispatch)
                 self.waiting.remove(ticket)
                 heapq.heapify(self.waiting)
             raise
