@@ -73,7 +73,7 @@ class Settings:
     #: Redis (redis://host:port/db) when several processes share the tables; the
     #: computer then thinks in ``sternhalma worker`` processes (server/thinking.py).
     redis_url: str | None = None
-    #: Seconds between two sweeps of a process in a cluster (server/tables.py).
+    #: Seconds between two sweeps of a process in a cluster (server/following.py).
     sweep: float = 2.0
     #: Seconds after which another process takes over a computer's turn nobody played.
     takeover: float = 10.0
