@@ -104,9 +104,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if settings.redis_url is not None:
             bus = RedisBus(settings.redis_url)
             await bus.start()
-        thinking: Thinking = Pool(settings.workers, timeout=settings.think_timeout)
-        if settings.redis_url is not None:
-            thinking = Queue(settings.redis_url, timeout=settings.think_timeout)
+        thinking: Thinking = (
+            Queue(settings.redis_url, timeout=settings.think_timeout)
+            if settings.redis_url is not None
+            else Pool(settings.workers, timeout=settings.think_timeout)
+        )
         await thinking.start()
         app.state.tables = Tables(
             store,
