@@ -56,6 +56,9 @@ class Settings:
     workers: int = field(default_factory=lambda: max(1, min(4, (os.cpu_count() or 2) - 1)))
     #: Seconds a computer move or hint may think before it is tried again elsewhere.
     think_timeout: float = 10.0
+    #: Fix Hard's search at this many nodes a move, as ``sternhalma worker --nodes``
+    #: (tests and benchmarks: the same work whatever the machine's load).
+    think_nodes: int | None = None
     #: Seconds before the computer's move is shown (it may think for less).
     computer_pause: float = 0.6
     web_root: Path = WEB_ROOT
@@ -107,7 +110,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         thinking: Thinking = (
             Queue(settings.redis_url, timeout=settings.think_timeout)
             if settings.redis_url is not None
-            else Pool(settings.workers, timeout=settings.think_timeout)
+            else Pool(settings.workers, timeout=settings.think_timeout, nodes=settings.think_nodes)
         )
         await thinking.start()
         app.state.tables = Tables(
