@@ -415,9 +415,12 @@ async def kill(args: argparse.Namespace, folder: Path) -> None:
         for result in results:
             if isinstance(result, BaseException):
                 problems.append(f"a game did not finish: {result!r}")
+        log = (folder / "server.log").read_text()
+        again = [line for line in log.splitlines() if "answered on try" in line]
     print(
         f"kill: {finished} of {args.games} games finished, {plies} moves; computer replies "
-        f"{summary(waits)} (job timeout {timeout:g} s); problems: {problems or 'none'}"
+        f"{summary(waits)} (job timeout {timeout:g} s); problems: {problems or 'none'}; "
+        f"the jobs the killed worker had: {again or 'none'}"
     )
 
 

@@ -259,6 +259,7 @@ class Queue(Thinking):
         assert self.redis is not None, "start() first"
         queue = MOVE_QUEUE if priority == Priority.MOVE else HINT_QUEUE
         first = datetime.now(UTC)
+        asked = asyncio.get_running_loop().time()
         for attempt in range(1, TRIES + 1):
             job_id = f"{key}:{attempt}"
             # A job sent again keeps its place in the line (it is due since the first).
@@ -276,7 +277,7 @@ class Queue(Thinking):
             if queued is None:  # another server process asked for the same job: share it
                 queued = self.handle(job_id, queue)
             try:
-                return await self._answer(queued)
+                answer = await self._answer(queued)
             except JobLost:
                 log.warning(
                     "job %s ran over %s s or was lost (its worker or Redis went away); sent again",
@@ -287,6 +288,12 @@ class Queue(Thinking):
             except asyncio.CancelledError:
                 self._abort(queued)
                 raise
+            if attempt > 1:
+                waited = asyncio.get_running_loop().time() - asked
+                log.warning(
+                    "job %s answered on try %d, %.1f s after it was asked", key, attempt, waited
+                )
+            return answer
         raise ThinkingFailed(f"no worker answered job {key} in {TRIES} tries")
 
     def handle(self, job_id: str, queue: str) -> QueuedJob:
