@@ -191,7 +191,35 @@ class Redis:
         self.process = None
 
 
-class Server:
+class Program:
+    """A ``sternhalma`` command running as a process of its own."""
+
+    process: subprocess.Popen[bytes] | None
+
+    def kill(self) -> None:
+        """Gone without a word (SIGKILL), as a crashed machine would be; the thinking
+        processes it started follow it."""
+        if self.process is None:
+            return
+        self.process.kill()
+        self.process.wait(timeout=10)
+        self.process = None
+
+    def stop(self) -> int | None:
+        """Stop with Ctrl+C (SIGINT); its exit code."""
+        if self.process is None:
+            return None
+        self.process.send_signal(signal.SIGINT)
+        try:
+            code = self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            code = self.process.wait(timeout=10)
+        self.process = None
+        return code
+
+
+class Server(Program):
     """One ``sternhalma serve`` process; its settings come from the environment
     (STERNHALMA_DATABASE_URL, STERNHALMA_REDIS_URL), as in a deployment."""
 
@@ -235,25 +263,6 @@ class Server:
                 raise ServiceError(f"the server did not start: {self.log_path.read_text()[-2000:]}")
             time.sleep(0.1)
 
-    def kill(self) -> None:
-        """Gone without a word (SIGKILL), as a crashed machine would be."""
-        if self.process is None:
-            return
-        self.process.kill()
-        self.process.wait(timeout=10)
-        self.process = None
-
-    def stop(self) -> None:
-        if self.process is None:
-            return
-        self.process.send_signal(signal.SIGINT)
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
-        self.process = None
-
     def get(self, path: str) -> Any:
         with urllib.request.urlopen(f"{self.url}{path}", timeout=10) as response:
             return json.loads(response.read())
@@ -269,7 +278,7 @@ class Server:
             return json.loads(response.read())
 
 
-class Worker:
+class Worker(Program):
     """One ``sternhalma worker`` process on a Redis (the computer's thinking for the
     servers that share it)."""
 
@@ -308,27 +317,6 @@ class Worker:
                 time.sleep(0.05)
         finally:
             client.close()
-
-    def kill(self) -> None:
-        """Gone without a word (SIGKILL); its thinking processes follow it."""
-        if self.process is None:
-            return
-        self.process.kill()
-        self.process.wait(timeout=10)
-        self.process = None
-
-    def stop(self) -> int | None:
-        """Stop with Ctrl+C (SIGINT); its exit code."""
-        if self.process is None:
-            return None
-        self.process.send_signal(signal.SIGINT)
-        try:
-            code = self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            code = self.process.wait(timeout=10)
-        self.process = None
-        return code
 
 
 class Player:

@@ -14,6 +14,7 @@ import signal
 from pathlib import Path
 
 import pytest
+from arq.jobs import Job as QueuedJob
 from arq.jobs import JobStatus
 from helpers import run_apart
 from services import Redis, Worker
@@ -165,6 +166,15 @@ def test_a_job_that_runs_over_its_time_fails_after_a_second_try() -> None:
 # -- the job queue and ``sternhalma worker`` as a process of its own ------------------
 
 
+async def started_in_queue(queued: QueuedJob) -> None:
+    """Wait until a worker has taken the queued job."""
+    for _ in range(600):
+        if await queued.status() == JobStatus.in_progress:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"job {queued.job_id} did not start")
+
+
 def thinking_processes(parent: int) -> list[int]:
     """The thinking processes (spawned children) of a worker process."""
     children = Path(f"/proc/{parent}/task/{parent}/children").read_text().split()
@@ -189,12 +199,7 @@ def test_a_worker_process_answers_moves_and_gives_up_cancelled_hints(
             # A long hint occupies the worker's one process; cancelling it frees it.
             hint = asyncio.create_task(queue.think(LONG, Priority.HINT, "t1:hint"))
             queued = queue.handle("t1:hint:1", HINT_QUEUE)
-            for _ in range(600):
-                if await queued.status() == JobStatus.in_progress:
-                    break
-                await asyncio.sleep(0.05)
-            else:
-                raise AssertionError("the hint did not start")
+            await started_in_queue(queued)
             hint.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await hint
@@ -222,12 +227,7 @@ def test_a_job_on_a_killed_worker_runs_again_on_another(redis: Redis, tmp_path: 
         try:
             asking = asyncio.create_task(queue.think(job("hard", 2.0), Priority.MOVE, "k:1"))
             queued = queue.handle("k:1:1", MOVE_QUEUE)
-            for _ in range(600):
-                if await queued.status() == JobStatus.in_progress:
-                    break
-                await asyncio.sleep(0.05)
-            else:
-                raise AssertionError("the job did not start")
+            await started_in_queue(queued)
             assert first.process is not None
             thinkers = thinking_processes(first.process.pid)
             assert thinkers, "the worker thinks in a process of its own"
