@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import redis.asyncio
 from websockets.asyncio.client import ClientConnection, connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -362,8 +363,8 @@ async def kill(args: argparse.Namespace, folder: Path) -> None:
                         message = json.loads(await asyncio.wait_for(ws.recv(), timeout + 60))
                         state = message.get("state")
                         event = message.get("event") or {}
-                        if message["type"] == "error":
-                            problems.append(f"table {n}: {message}")
+                        if message["type"] == "error" or event.get("kind") == "error":
+                            problems.append(f"table {n}: {message.get('code') or event}")
                         if event.get("kind") == "move":
                             plies += 1
                             if message["v"] in versions:
@@ -404,6 +405,12 @@ async def kill(args: argparse.Namespace, folder: Path) -> None:
             async def killer() -> None:
                 while plies < args.kill_after:
                     await asyncio.sleep(0.05)
+                # When both workers have a job (a look at arq's keys), so one is lost.
+                assert services.redis is not None
+                client = redis.asyncio.Redis.from_url(services.redis.url)
+                while len(await client.keys("arq:in-progress:*")) < 2:
+                    await asyncio.sleep(0.01)
+                await client.aclose()
                 victim.kill()
                 print(f"kill: worker killed with SIGKILL after {plies} moves")
 

@@ -285,6 +285,7 @@ class Queue(Thinking):
                     self.timeout,
                 )
                 self._abort(queued)
+                continue
             except asyncio.CancelledError:
                 self._abort(queued)
                 raise
