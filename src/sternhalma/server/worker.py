@@ -69,6 +69,15 @@ async def run_worker(redis_url: str, processes: int, *, nodes: int | None = None
     try:
         await stop.wait()
     finally:
+        # The jobs under way go back to the queue at once for another worker (arq's own
+        # stop: they are cancelled, given up, and put back), rather than waiting for the
+        # servers' timeout.
+        jobs: list[asyncio.Task[Any]] = []
+        for consumer in consumers:
+            consumer.allow_pick_jobs = False
+            jobs += consumer.tasks.values()
+            consumer.handle_sig(signal.SIGTERM)
+        await asyncio.gather(*jobs, return_exceptions=True)
         for task in runs:
             task.cancel()
         await asyncio.gather(*runs, return_exceptions=True)
