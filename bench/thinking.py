@@ -17,10 +17,11 @@ max) and whether the computer lost on time. ``embedded`` is one server thinking
 in its own processes (``make run``); ``queue`` is a server on PostgreSQL + Redis
 and one worker.
 
-``throughput``: computer-against-computer tables (Hard with a fixed node allowance,
-``--nodes``, so a move is the same work whatever the load) on PostgreSQL + Redis,
-one server and a worker with 1, then 2, thinking processes; computer moves per
-second over the run, and the ratio.
+``throughput``: tables where a scripted person plays Hard (a fixed node allowance,
+``--nodes``, so a move is the same work whatever the load) from one mid-game
+position, each replaced by a new one after 8 replies, on PostgreSQL + Redis: one
+server, and a worker with 1, then 2, thinking processes, alternating; computer
+moves per second, and the ratio.
 
 ``kill``: 20 games of a scripted person (Medium, played by this client) against Hard
 with two workers; one worker is killed with SIGKILL part-way. Every game must
@@ -57,6 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from services import Postgres, Redis, Server, Worker
 
 from sternhalma.game import Game
+from sternhalma.notation import position_to_dict
 from sternhalma.players import make_player
 
 #: The scripted player's moves (always the first legal one would soon repeat a position).
@@ -272,13 +274,31 @@ async def flood(args: argparse.Namespace, folder: Path) -> None:
     )
 
 
-class ComputerTables:
-    """``tables`` computer-against-computer tables kept playing (a finished game is
-    replaced by a new one); ``moves`` counts the computer moves seen."""
+def midgame() -> dict[str, Any]:
+    """A classic-2 table set up 20 moves in (Medium against Medium): every table of the
+    throughput run starts here, so its computer moves cost the same all run long."""
+    game = Game("classic-2")
+    player = make_player("medium", 3)
+    for _ in range(20):
+        game.play(player.choose(game))
+    return {
+        "variant": "classic-2",
+        "seats": [{"kind": "person"}, HARD],
+        "start": position_to_dict(game.position),
+        "moves_made": [game.moves_made(seat) for seat in range(2)],
+    }
 
-    def __init__(self, server: Address, tables: int) -> None:
+
+class ComputerTables:
+    """``tables`` tables where a scripted person (a random legal move, at once) plays
+    Hard from the same mid-game position and resigns after ``per_table`` replies, when a
+    new table takes its place; ``moves`` counts the computer's moves."""
+
+    def __init__(self, server: Address, tables: int, per_table: int = 8) -> None:
         self.server = server
         self.tables = tables
+        self.per_table = per_table
+        self.body = midgame()
         self.moves = 0
         self.running: list[asyncio.Task[None]] = []
 
@@ -291,17 +311,32 @@ class ComputerTables:
         await asyncio.gather(*self.running, return_exceptions=True)
 
     async def _table(self) -> None:
-        body = {"variant": "classic-2", "seats": [HARD, HARD]}
         async with httpx.AsyncClient(timeout=30) as http:
             while True:
-                created = await table(http, self.server, body)
-                ws = await socket(self.server, created["id"])
+                created = await table(http, self.server, self.body)
+                ws = await socket(self.server, created["id"], created["token"])
+                replies, answered = 0, -1
                 try:
                     async for raw in ws:
                         message = json.loads(raw)
-                        self.moves += (message.get("event") or {}).get("kind") == "move"
-                        if (message.get("state") or {}).get("over"):
+                        event = message.get("event") or {}
+                        if event.get("kind") == "move" and event.get("seat") == 1:
+                            self.moves += 1
+                            replies += 1
+                        state = message.get("state")
+                        if not isinstance(state, dict):
+                            continue
+                        if state["over"]:
                             break
+                        if replies >= self.per_table:
+                            await ws.send(json.dumps({"type": "resign", "seat": 0}))
+                            break
+                        mine = state["turn"] == 0 and state["thinking"] is None
+                        if mine and state["legal"] and state["v"] > answered:
+                            answered = state["v"]
+                            move = {"type": "move", "seat": 0, "v": state["v"], "confirm": True}
+                            move["path"] = CHOICE.choice(state["legal"])
+                            await ws.send(json.dumps(move))
                 finally:
                     await ws.close()
 
