@@ -191,7 +191,35 @@ class Redis:
         self.process = None
 
 
-class Server:
+class Program:
+    """A ``sternhalma`` command running as a process of its own."""
+
+    process: subprocess.Popen[bytes] | None
+
+    def kill(self) -> None:
+        """Gone without a word (SIGKILL), as a crashed machine would be; the thinking
+        processes it started follow it."""
+        if self.process is None:
+            return
+        self.process.kill()
+        self.process.wait(timeout=10)
+        self.process = None
+
+    def stop(self) -> int | None:
+        """Stop with Ctrl+C (SIGINT); its exit code."""
+        if self.process is None:
+            return None
+        self.process.send_signal(signal.SIGINT)
+        try:
+            code = self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            code = self.process.wait(timeout=10)
+        self.process = None
+        return code
+
+
+class Server(Program):
     """One ``sternhalma serve`` process; its settings come from the environment
     (STERNHALMA_DATABASE_URL, STERNHALMA_REDIS_URL), as in a deployment."""
 
@@ -235,25 +263,6 @@ class Server:
                 raise ServiceError(f"the server did not start: {self.log_path.read_text()[-2000:]}")
             time.sleep(0.1)
 
-    def kill(self) -> None:
-        """Gone without a word (SIGKILL), as a crashed machine would be."""
-        if self.process is None:
-            return
-        self.process.kill()
-        self.process.wait(timeout=10)
-        self.process = None
-
-    def stop(self) -> None:
-        if self.process is None:
-            return
-        self.process.send_signal(signal.SIGINT)
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
-        self.process = None
-
     def get(self, path: str) -> Any:
         with urllib.request.urlopen(f"{self.url}{path}", timeout=10) as response:
             return json.loads(response.read())
@@ -267,6 +276,47 @@ class Server:
         )
         with urllib.request.urlopen(request, timeout=10) as response:
             return json.loads(response.read())
+
+
+class Worker(Program):
+    """One ``sternhalma worker`` process on a Redis (the computer's thinking for the
+    servers that share it)."""
+
+    def __init__(
+        self, redis_url: str, log: Path, processes: int = 1, nodes: int | None = None
+    ) -> None:
+        self.redis_url = redis_url
+        self.log_path = log
+        self.processes = processes
+        self.nodes = nodes
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        command = [sys.executable, "-c", "from sternhalma.cli import main; main()", "worker"]
+        command += ["--redis-url", self.redis_url, "--processes", str(self.processes)]
+        if self.nodes is not None:
+            command += ["--nodes", str(self.nodes)]
+        with self.log_path.open("a") as log:
+            self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+
+    def wait_ready(self, timeout: float = 60) -> None:
+        """Wait until the worker serves the queue (its thinking processes have started
+        and it has announced itself in Redis)."""
+        import redis
+
+        from sternhalma.server.thinking import MOVE_QUEUE
+
+        client = redis.Redis.from_url(self.redis_url)
+        deadline = time.monotonic() + timeout
+        try:
+            while not client.exists(f"{MOVE_QUEUE}:health-check"):
+                if self.process is None or self.process.poll() is not None:
+                    raise ServiceError(f"the worker exited: {self.log_path.read_text()[-2000:]}")
+                if time.monotonic() > deadline:
+                    raise ServiceError(f"the worker did not start within {timeout} s")
+                time.sleep(0.05)
+        finally:
+            client.close()
 
 
 class Player:
@@ -379,17 +429,21 @@ def sit(player: Player, seat: int, nickname: str) -> str:
 
 
 class Cluster:
-    """PostgreSQL, Redis and two server processes sharing them (A and B)."""
+    """PostgreSQL, Redis, two server processes sharing them (A and B) and a worker that
+    thinks for both."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.postgres = Postgres()
         self.redis = Redis()
         self.servers: list[Server] = []
+        self.worker = Worker(self.redis.url, folder / "worker.log")
 
     def start(self) -> None:
         self.postgres.start()
         self.redis.start()
+        self.worker.start()
+        self.worker.wait_ready()
         for name in ("a", "b"):
             server = Server(self.postgres.url, self.redis.url, self.folder / f"server-{name}.log")
             self.servers.append(server)
@@ -409,6 +463,7 @@ class Cluster:
     def close(self) -> None:
         for server in self.servers:
             server.stop()
+        self.worker.stop()
         self.redis.stop()
         self.postgres.close()
 

@@ -246,8 +246,8 @@ def test_a_copy_read_while_another_process_moves_shows_the_move(tmp_path: Path) 
         store = Store(f"sqlite+aiosqlite:///{tmp_path / 'shared.db'}")
         await store.open()
         try:
-            a = Tables(store, workers=None)  # type: ignore[arg-type]
-            b = Tables(store, workers=None)  # type: ignore[arg-type]
+            a = Tables(store, thinking=None)  # type: ignore[arg-type]
+            b = Tables(store, thinking=None)  # type: ignore[arg-type]
             table, token, _ = await a.create("classic-2", [{"kind": "person"}] * 2)
             announced: list[dict[str, Any]] = []
             a.bus.subscribe(table.id, announced.append)

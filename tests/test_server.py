@@ -204,11 +204,11 @@ def test_a_person_moves_and_the_computer_answers(client: TestClient) -> None:
 
 
 def test_the_computer_answers_after_its_worker_process_died(client: TestClient) -> None:
-    """A worker killed (say, out of memory) breaks its pool; new workers take over."""
-    workers = client.app.state.tables.workers  # type: ignore[attr-defined]
-    for process in list(workers.pool._processes.values()):
-        os.kill(process.pid, signal.SIGKILL)
-        process.join(10)
+    """A thinking process killed (say, out of memory) is replaced; the computer moves."""
+    thinking = client.app.state.tables.thinking  # type: ignore[attr-defined]
+    for slot in list(thinking.free):
+        os.kill(slot.process.pid, signal.SIGKILL)
+        slot.process.join(10)
     table = new_table(client, "classic-2", [PERSON, EASY])
     with connect(client, table) as ws:
         state = ws.receive_json()["state"]

@@ -9,6 +9,7 @@ from sternhalma.cli.engine import bench, moves, start
 from sternhalma.cli.play import match, play
 from sternhalma.cli.records import replay
 from sternhalma.cli.serve import serve
+from sternhalma.cli.worker import worker
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -26,3 +27,4 @@ main.add_command(match)
 main.add_command(play)
 main.add_command(analyse)
 main.add_command(solve)
+main.add_command(worker)

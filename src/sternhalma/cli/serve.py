@@ -56,7 +56,17 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     "--workers",
     default=None,
     type=click.IntRange(1, 64),
-    help="Processes for the computer's thinking (default: cores - 1, at most 4).",
+    help="Processes for the computer's thinking without Redis (default: cores - 1, at most "
+    "4); with --redis-url, `sternhalma worker` thinks.",
+)
+@click.option(
+    "--think-timeout",
+    default=10.0,
+    show_default=True,
+    envvar="STERNHALMA_THINK_TIMEOUT",
+    type=click.FloatRange(0.5, 600),
+    help="Seconds a computer move or hint may think before it is tried again (a worker "
+    "that died). Environment: STERNHALMA_THINK_TIMEOUT.",
 )
 @click.option(
     "--allow-origin",
@@ -91,6 +101,7 @@ def serve(
     database_url: str | None,
     redis_url: str | None,
     workers: int | None,
+    think_timeout: float,
     allowed_origins: tuple[str, ...],
     max_connections: int,
     max_new_tables: int,
@@ -113,14 +124,10 @@ def serve(
     except SternhalmaError as error:
         raise click.BadParameter(str(error), param_hint="--database-url") from None
     if redis_url:
-        if not redis_url.startswith(("redis://", "rediss://", "unix://")):
-            raise click.BadParameter(
-                f"{redis_url!r} is not a Redis URL like redis://127.0.0.1:6379/0",
-                param_hint="--redis-url",
-            )
-        options["redis_url"] = redis_url
+        options["redis_url"] = check_redis_url(redis_url)
     if workers is not None:
         options["workers"] = workers
+    options["think_timeout"] = think_timeout
     for origin in allowed_origins:
         if not origin.startswith(("http://", "https://")) or origin.count("/") != 2:
             raise click.BadParameter(
@@ -152,6 +159,15 @@ def serve(
         ws_per_message_deflate=False,
         timeout_graceful_shutdown=5,
     )
+
+
+def check_redis_url(url: str) -> str:
+    """``url`` if it is a Redis URL; click's usage error otherwise."""
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        raise click.BadParameter(
+            f"{url!r} is not a Redis URL like redis://127.0.0.1:6379/0", param_hint="--redis-url"
+        )
+    return url
 
 
 def tune_garbage_collector() -> None:

@@ -25,7 +25,6 @@ from sternhalma.clock import TimeSource, monotonic_ms
 from sternhalma.errors import SternhalmaError, UnknownVariantError
 from sternhalma.players import LEVELS
 from sternhalma.rules import VARIANTS
-from sternhalma.server import computer
 from sternhalma.server.bus import Bus, MemoryBus, RedisBus
 from sternhalma.server.connection import AddressLimits, Connection, Limits, PerAddress
 from sternhalma.server.layout import catalogue
@@ -37,9 +36,10 @@ from sternhalma.server.protocol import (
     error_message,
     parse_nickname,
 )
-from sternhalma.server.review import Analyses, crossing_moves, legal_moves, record_plies
+from sternhalma.server.review import Analyses, Processes, crossing_moves, legal_moves, record_plies
 from sternhalma.server.store import DatabaseUnavailable, Store, database_url
 from sternhalma.server.tables import Tables
+from sternhalma.server.thinking import Pool, Queue, Thinking
 
 #: The browser app: index.html, css/, js/, i18n/, howto/.
 WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
@@ -55,8 +55,13 @@ def default_database_url() -> str:
 @dataclass(frozen=True)
 class Settings:
     database_url: str = field(default_factory=default_database_url)
-    #: Worker processes for the computer's thinking.
+    #: Processes for the computer's thinking in this process (without Redis).
     workers: int = field(default_factory=lambda: max(1, min(4, (os.cpu_count() or 2) - 1)))
+    #: Seconds a computer move or hint may think before it is tried again elsewhere.
+    think_timeout: float = 10.0
+    #: Fix Hard's search at this many nodes a move, as ``sternhalma worker --nodes``
+    #: (tests and benchmarks: the same work whatever the machine's load).
+    think_nodes: int | None = None
     #: Seconds before the computer's move is shown (it may think for less).
     computer_pause: float = 0.6
     web_root: Path = WEB_ROOT
@@ -71,7 +76,8 @@ class Settings:
     now: TimeSource = monotonic_ms
     #: Seconds between two saves of a running clock.
     clock_checkpoint: float = 10.0
-    #: Redis (redis://host:port/db) when several processes share the tables.
+    #: Redis (redis://host:port/db) when several processes share the tables; the
+    #: computer then thinks in ``sternhalma worker`` processes (server/thinking.py).
     redis_url: str | None = None
     #: Seconds between two sweeps of a process in a cluster (server/following.py).
     sweep: float = 2.0
@@ -104,12 +110,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if settings.redis_url is not None:
             bus = RedisBus(settings.redis_url)
             await bus.start()
-        workers = computer.Workers(settings.workers)
-        await workers.warm_up()
-        app.state.analyses = Analyses(workers)
+        thinking: Thinking = (
+            Queue(settings.redis_url, timeout=settings.think_timeout)
+            if settings.redis_url is not None
+            else Pool(settings.workers, timeout=settings.think_timeout, nodes=settings.think_nodes)
+        )
+        await thinking.start()
+        analysis_processes = Processes(settings.workers)
+        app.state.analyses = Analyses(analysis_processes)
         app.state.tables = Tables(
             store,
-            workers,
+            thinking,
             pause=settings.computer_pause,
             now=settings.now,
             checkpoint=settings.clock_checkpoint,
@@ -125,7 +136,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await app.state.tables.close()
             if isinstance(bus, RedisBus):
                 await bus.close()
-            workers.shutdown()
+            await thinking.close()
+            analysis_processes.close()
             await store.close()
 
     app = FastAPI(title="sternhalma", lifespan=lifespan, docs_url=None, redoc_url=None)

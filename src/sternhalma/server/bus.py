@@ -237,7 +237,9 @@ class RedisBus:
                     await self.on_reconnect()
                 first = False
                 while True:
-                    item = await pubsub.get_message(timeout=None)
+                    # A bounded wait: with no message for longer than the socket timeout,
+                    # a blocking read would fail as if Redis were gone (redis-py 5).
+                    item = await pubsub.get_message(timeout=1.0)
                     if item is not None and item.get("type") == "pmessage":
                         self._deliver(item["channel"], item["data"])
             except asyncio.CancelledError:
@@ -250,7 +252,7 @@ class RedisBus:
                 log.exception("Redis subscriber failed; retrying")
             finally:
                 with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                    await pubsub.aclose()
             await asyncio.sleep(self.retry)
 
     def _deliver(self, channel: bytes | str, data: bytes | str) -> None:

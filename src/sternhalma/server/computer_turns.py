@@ -1,30 +1,47 @@
-"""The computer's turns and hints: what runs the players of server/computer.py for a table.
+"""The computer's turns and hints: the jobs a table gives the thinking (server/thinking.py).
 
-When the turn passes to a computer seat, the table says "thinking", a worker of
-the process pool (``computer.Workers``) chooses the move, and the move is shown
-after a short ``pause`` so a person can follow it. A move chosen for an older
-generation of the table (after an undo, a resignation, a flag or another move)
-is dropped. A hint asks the strongest level for the person to move and is not
-broadcast. Everything that hands work to the computer is in this module.
+When the turn passes to a computer seat, the table says "thinking", the job goes
+to the thinking (this process's pool, or the queue of ``sternhalma worker``
+processes), and the move is shown after a short ``pause`` so a person can follow
+it. A hint asks the strongest level for the person to move and is not
+broadcast; one at a time per table. Every job is cancelled when its table moves
+on (an undo, a resignation, a flag or another move: ``Table.cancel_stale_jobs``),
+and a hint when its asker leaves (server/connection.py).
+
+At a clocked table the computer thinks within a share of its remaining time, and
+plays a quick move of its own (``FALLBACK_LEVEL``, in this process) when no answer
+has come ``FALLBACK_MARGIN`` seconds before its flag would fall.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
+import secrets
 from typing import Any
 
 from sternhalma.game import GameError
 from sternhalma.players import LEVELS
+from sternhalma.players.hard import DEFAULT_BUDGET
+from sternhalma.server import computer
 from sternhalma.server.copies import Copies
 from sternhalma.server.protocol import TableError
 from sternhalma.server.table import Table
+from sternhalma.server.thinking import Priority, ThinkingFailed
 
 log = logging.getLogger(__name__)
 
 #: The level that answers "hint": the strongest the players offer.
 HINT_LEVEL = LEVELS[-1]
+#: At a clocked table the computer plans for this many more moves: each may think
+#: for this share of the time left (at most the level's own budget).
+MOVES_AHEAD = 40
+#: The quick move played when the thinking has not answered in time, and how many
+#: seconds before the flag it is played.
+FALLBACK_LEVEL = "medium"
+FALLBACK_MARGIN = 1.5
 
 
 class ComputerTurns(Copies):
@@ -44,6 +61,15 @@ class ComputerTurns(Copies):
         task = self._spawn(self._computer_turn(table, turn, seat.level, table.generation))
         task.add_done_callback(lambda _: self._thinking.discard(table.id))
 
+    def _think(
+        self, table: Table, job: computer.Job, priority: Priority, key: str
+    ) -> asyncio.Task[str]:
+        """Give ``job`` to the thinking, as a job of ``table`` (cancelled when it moves on)."""
+        task = asyncio.get_running_loop().create_task(self.thinking.think(job, priority, key))
+        table.jobs[task] = table.generation
+        task.add_done_callback(lambda done: table.jobs.pop(done, None))
+        return task
+
     async def hint(self, table: Table, token: str | None) -> dict[str, Any]:
         """The move the strongest level would play for the person to move (not broadcast)."""
         async with table.lock:
@@ -53,9 +79,23 @@ class ComputerTurns(Copies):
             turn = table.game.turn
             if table.game.is_over or turn is None or table.seats[turn].kind != "person":
                 raise TableError("not-your-turn", "a hint is given when it is your turn")
-            job = table.job(HINT_LEVEL)
+            if table.hinting is not None:
+                raise TableError("hint-busy", "a hint for this position is on its way")
             version = table.version
-        text = await self.workers.choose(job)
+            key = f"hint:{table.id}:{version}:{secrets.token_hex(4)}"
+            thinking = table.hinting = self._think(table, table.job(HINT_LEVEL), Priority.HINT, key)
+            thinking.add_done_callback(lambda _: setattr(table, "hinting", None))
+        try:
+            text = await thinking
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # the asker left
+            raise TableError("stale", "the game moved on; ask for a hint again") from None
+        except ThinkingFailed:
+            raise TableError(
+                "computer-failed", "the computer could not find a hint just now; ask again"
+            ) from None
         path = [table.rules.board.names[h] for h in table.rules.parse_path(text)]
         return {"type": "hint", "v": version, "seat": turn, "path": path}
 
@@ -64,25 +104,41 @@ class ComputerTurns(Copies):
         async with table.lock:
             if table.generation != generation or table.game.turn != seat or table.dropped:
                 return
-            job = table.job(level)
+            clock = table.game.clock
+            left = clock.remaining(seat) / 1000 if clock is not None else None
+            share = None if left is None else left / MOVES_AHEAD
+            job = table.job(level, None if share is None else min(DEFAULT_BUDGET, share))
             try:
                 await self._commit(table, {"kind": "thinking", "seat": seat})
             except TableError:
                 return
+            key = f"move:{table.id}:{table.version}"
         started = loop.time()
+        thinking = self._think(table, job, Priority.MOVE, key)
         try:
-            text = await self.workers.choose(job)
-        except Exception:
-            log.exception("the computer failed to choose a move at table %s", table.id)
-            async with table.lock:
-                if table.generation == generation and not table.dropped:
-                    table.thinking = None
-                    with contextlib.suppress(TableError):
-                        await self._commit(
-                            table, {"kind": "error", "seat": seat, "code": "computer-failed"}
-                        )
-            return
-        await asyncio.sleep(max(0.0, self.pause - (loop.time() - started)))
+            if left is None:
+                text = await thinking
+            else:
+                text = await asyncio.wait_for(thinking, left - FALLBACK_MARGIN)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # the server stops
+            return  # the table moved on
+        except Exception as error:  # TimeoutError (the clock), ThinkingFailed, ...
+            if left is None:
+                await self._computer_failed(table, seat, generation, error)
+                return
+            log.warning(
+                "table %s: no answer from the workers in time (%s); playing a quick %s move",
+                table.id,
+                type(error).__name__,
+                FALLBACK_LEVEL,
+            )
+            quick = dataclasses.replace(job, level=FALLBACK_LEVEL, budget=None)
+            text = await asyncio.to_thread(computer.choose, quick)
+        pause = self.pause if share is None else min(self.pause, share / 2)
+        await asyncio.sleep(max(0.0, pause - (loop.time() - started)))
         async with table.lock:
             if table.generation != generation or table.game.turn != seat or table.dropped:
                 return
@@ -93,3 +149,16 @@ class ComputerTurns(Copies):
                 await self._commit(table, event)
             except (TableError, GameError):
                 return
+
+    async def _computer_failed(
+        self, table: Table, seat: int, generation: int, error: BaseException
+    ) -> None:
+        """Tell the table that the computer found no move (its viewers see an error)."""
+        log.error("the computer failed to choose a move at table %s: %s", table.id, error)
+        async with table.lock:
+            if table.generation == generation and not table.dropped:
+                table.thinking = None
+                with contextlib.suppress(TableError):
+                    await self._commit(
+                        table, {"kind": "error", "seat": seat, "code": "computer-failed"}
+                    )

@@ -4,6 +4,10 @@ Every message is checked before it reaches the table (size, JSON, shape:
 server/protocol.py); a bad one gets an error reply and the connection and
 the game go on. A connection that sends faster than a person plays is slowed
 down (each message over the limit waits) and, if it keeps on, closed.
+
+A hint is worked out while the connection goes on reading: a connection asks for
+a few a minute and one at a time, and when it closes its hint is cancelled (the
+computer stops thinking about it).
 """
 
 from __future__ import annotations
@@ -42,6 +46,9 @@ from sternhalma.server.tables import Table, Tables
 CLOSE_FLOOD = 1008
 CLOSE_NO_TABLE = 4404
 CLOSE_TRY_LATER = 1013
+#: Refusals that change nothing and need no new look at the board: sent without the
+#: table's state, which a flood of them would otherwise cost the server to build.
+WITHOUT_STATE = frozenset({"hint-busy", "hint-limit"})
 
 
 @dataclass(frozen=True)
@@ -54,6 +61,9 @@ class Limits:
     burst: float = 40.0
     pause: float = 0.25
     strikes: int = 40
+    #: Hints one connection may ask for in any ``hint_window`` seconds.
+    hints: int = 3
+    hint_window: float = 60.0
 
 
 @dataclass(frozen=True)
@@ -104,19 +114,20 @@ class PerAddress:
 
 
 class RateLimit:
-    """A token bucket on the loop's clock."""
+    """A token bucket of ``burst`` tokens refilled at ``rate`` a second, on the loop's clock."""
 
-    def __init__(self, limits: Limits, clock: Callable[[], float]) -> None:
-        self.limits = limits
+    def __init__(self, rate: float, burst: float, clock: Callable[[], float]) -> None:
+        self.rate = rate
+        self.burst = burst
         self.clock = clock
-        self.tokens = limits.burst
+        self.tokens = burst
         self.at = clock()
         self.strikes = 0
 
     def take(self) -> bool:
-        """Whether one more message is within the limit now."""
+        """Whether one more is within the limit now."""
         now = self.clock()
-        self.tokens = min(self.limits.burst, self.tokens + (now - self.at) * self.limits.rate)
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
         self.at = now
         if self.tokens >= 1:
             self.tokens -= 1
@@ -134,7 +145,12 @@ class Connection:
         self.table_id = table_id
         self.token: str | None = None
         self.outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        self.limit = RateLimit(limits, asyncio.get_running_loop().time)
+        self.limits = limits
+        clock = asyncio.get_running_loop().time
+        self.limit = RateLimit(limits.rate, limits.burst, clock)
+        self.hints = RateLimit(limits.hints / limits.hint_window, limits.hints, clock)
+        #: The hint being worked out for this connection, if any.
+        self.hinting: asyncio.Task[None] | None = None
 
     async def run(self) -> None:
         try:
@@ -154,7 +170,7 @@ class Connection:
                 if message["type"] == "websocket.disconnect":
                     break
                 if not self.limit.take():
-                    if self.limit.strikes > self.limit.limits.strikes:
+                    if self.limit.strikes > self.limits.strikes:
                         await self._flush()
                         await self.websocket.close(code=CLOSE_FLOOD, reason="too many messages")
                         break
@@ -165,12 +181,14 @@ class Connection:
                             "message": "too many messages; slow down",
                         }
                     )
-                    await asyncio.sleep(self.limit.limits.pause)
+                    await asyncio.sleep(self.limits.pause)
                     continue
                 await self._handle(message.get("text", message.get("bytes")))
         except WebSocketDisconnect:
             pass
         finally:
+            if self.hinting is not None:
+                self.hinting.cancel()  # the asker left: stop thinking about it
             unsubscribe()
             with contextlib.suppress(Exception):
                 await self.tables.part(await self.tables.get(self.table_id), key)
@@ -193,10 +211,35 @@ class Connection:
         try:
             await self._command(decode(text))
         except SternhalmaError as error:
-            reply = error_message(error)
+            await self._refused(error)
+
+    async def _refused(self, error: SternhalmaError) -> None:
+        """Say why a command was refused, with the table as it is now."""
+        reply = error_message(error)
+        if not (isinstance(error, TableError) and error.code in WITHOUT_STATE):
             with contextlib.suppress(SternhalmaError):
                 reply["state"] = (await self.tables.get(self.table_id)).state()
-            self.outbox.put_nowait(reply)
+        self.outbox.put_nowait(reply)
+
+    def _ask_hint(self, table: Table) -> None:
+        """Start working out a hint, unless one is on its way or the connection has asked
+        for its share this minute."""
+        if self.hinting is not None and not self.hinting.done():
+            raise TableError("hint-busy", "your hint is on its way")
+        if not self.hints.take():
+            raise TableError(
+                "hint-limit",
+                f"at most {self.limits.hints} hints in {self.limits.hint_window:g} seconds; "
+                "wait a little",
+            )
+
+        async def hint() -> None:
+            try:
+                self.outbox.put_nowait(await self.tables.hint(table, self.token))
+            except SternhalmaError as error:
+                await self._refused(error)
+
+        self.hinting = asyncio.get_running_loop().create_task(hint())
 
     async def _command(self, data: object) -> None:
         command = parse_command(data)
@@ -222,7 +265,7 @@ class Connection:
             elif command.kind == "resign":
                 await tables.resign(table, self.token, command.seat)
             else:
-                self.outbox.put_nowait(await tables.hint(table, self.token))
+                self._ask_hint(table)
         elif isinstance(command, Rematch):
             await tables.rematch(table, self.token)
         elif isinstance(command, Look):

@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Any
 from sternhalma.clock import TimeSource, parse_time_control
 from sternhalma.errors import SternhalmaError
 from sternhalma.rules import find_variant
-from sternhalma.server import computer
 from sternhalma.server.bus import Bus
 from sternhalma.server.presence import Presence
 from sternhalma.server.protocol import TableError
 from sternhalma.server.seats import Seat
 from sternhalma.server.store import DatabaseUnavailable, Store, StoredTable, VersionConflict
 from sternhalma.server.table import Action, Table, parse_moves_made
+from sternhalma.server.thinking import Thinking
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +33,7 @@ class Copies:
     """The tables of this process and the database behind them (set up by ``Tables``)."""
 
     store: Store
-    workers: computer.Workers
+    thinking: Thinking
     pause: float
     bus: Bus
     now: TimeSource
@@ -155,6 +155,7 @@ class Copies:
             ) from None
         if changes is not None:
             table.ratings = changes
+        table.cancel_stale_jobs()
         await self.bus.publish(table.id, table.message(event))
         table.changed.set()
         self._after_change(table)
@@ -164,6 +165,7 @@ class Copies:
         database's state."""
         table.dropped = True
         table.changed.set()
+        table.cancel_stale_jobs()
         if self.tables.get(table.id) is table:
             del self.tables[table.id]
         try:

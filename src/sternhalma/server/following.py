@@ -89,6 +89,7 @@ class Following(Copies):
             else:
                 table.version = version
                 table.changed.set()
+                table.cancel_stale_jobs()
                 return
         self._drop(table)
         self._spawn(self._reload(table.id))
@@ -97,6 +98,7 @@ class Following(Copies):
         """Forget this process's copy (without telling anybody)."""
         table.dropped = True
         table.changed.set()
+        table.cancel_stale_jobs()
         if self.tables.get(table.id) is table:
             del self.tables[table.id]
 

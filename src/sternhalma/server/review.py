@@ -17,7 +17,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import multiprocessing
+import os
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +41,7 @@ from sternhalma.game import Game
 from sternhalma.notation import position_from_dict, position_to_dict
 from sternhalma.position import Position
 from sternhalma.records import read_record
-from sternhalma.server.computer import Workers
+from sternhalma.server.computer import watch_parent
 from sternhalma.server.protocol import MAX_BODY, ProtocolError, error_message
 from sternhalma.solo import crossing_rules
 
@@ -156,17 +159,38 @@ def crossing_moves(white: object) -> dict[str, Any]:
     }
 
 
-class Analyses:
-    """The server's analyses: the worker pool they share and their limits."""
+class Processes:
+    """The processes analyses run in, apart from the computer players' thinking (which
+    schedules move jobs only)."""
 
-    def __init__(self, workers: Workers, limits: Limits | None = None) -> None:
+    def __init__(self, size: int) -> None:
+        # "spawn": the processes must not inherit the event loop's threads and sockets.
+        self.pool = ProcessPoolExecutor(
+            size,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=watch_parent,
+            initargs=(os.getpid(),),
+        )
+
+    async def run(self, function: Callable[..., Any], *args: Any) -> Any:
+        """``function(*args)`` in a process (a module-level function, plain data)."""
+        return await asyncio.get_running_loop().run_in_executor(self.pool, function, *args)
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+class Analyses:
+    """The server's analyses: the processes they share and their limits."""
+
+    def __init__(self, workers: Processes, limits: Limits | None = None) -> None:
         self.workers = workers
         self.limits = limits or Limits()
         self.running = asyncio.Semaphore(self.limits.reviews)
         self.waiting = 0
 
     async def think(self, job: Callable[..., Any], *args: Any) -> Any:
-        """Run ``job(*args)`` in a worker once a place is free; Busy when too many wait."""
+        """Run ``job(*args)`` in a process once a place is free; Busy when too many wait."""
         if self.waiting >= self.limits.waiting:
             raise Busy("the computer is busy with other reviews; try again in a moment")
         self.waiting += 1

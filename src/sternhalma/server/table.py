@@ -110,6 +110,11 @@ class Table:
     #: Set when this copy is dropped from memory (the database has a newer one).
     dropped: bool = False
     watcher: asyncio.Task[None] | None = field(default=None, repr=False)
+    #: The computer's jobs under way for this table (its move, a hint), by the
+    #: generation they were asked at: cancelled once the table moves on.
+    jobs: dict[asyncio.Task[str], int] = field(default_factory=dict, repr=False)
+    #: The hint being worked out (one at a time per table).
+    hinting: asyncio.Task[str] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.game = self.new_game()
@@ -208,8 +213,16 @@ class Table:
             raise TableError("not-your-seat", f"you do not hold seat {seat} at this table")
         return seat
 
-    def job(self, level: str) -> computer.Job:
-        """What a worker needs to choose the next move at ``level`` (plain, picklable data)."""
+    def cancel_stale_jobs(self) -> None:
+        """Cancel the computer's jobs asked before the last change (or for a dropped copy):
+        their answers would be for a position that is gone."""
+        for job, generation in list(self.jobs.items()):
+            if self.dropped or generation != self.generation:
+                job.cancel()
+
+    def job(self, level: str, budget: float | None = None) -> computer.Job:
+        """What a worker needs to choose the next move at ``level`` (plain, picklable data)
+        within ``budget`` seconds."""
         return computer.Job(
             self.rules.id,
             self.start,
@@ -219,6 +232,7 @@ class Table:
             level,
             # Seeded by table and move number: a replayed game gets the same answers.
             self.seed + len(self.actions),
+            budget,
         )
 
     def moves_played(self) -> list[str]:

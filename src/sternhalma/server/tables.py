@@ -28,7 +28,6 @@ from collections import Counter
 from typing import Any
 
 from sternhalma.clock import TimeSource, monotonic_ms
-from sternhalma.server import computer
 from sternhalma.server.bus import Bus, MemoryBus, RedisBus
 from sternhalma.server.clocks import Clocks
 from sternhalma.server.commands import Commands
@@ -38,6 +37,7 @@ from sternhalma.server.presence import PRESENCE_REPEAT, Presence
 from sternhalma.server.protocol import TableError
 from sternhalma.server.store import Store, hash_secret
 from sternhalma.server.table import Action, Table, summary
+from sternhalma.server.thinking import Thinking
 
 __all__ = ["HINT_LEVEL", "PRESENCE_REPEAT", "Action", "Table", "Tables", "hash_token", "summary"]
 
@@ -53,7 +53,7 @@ class Tables(Commands, ComputerTurns, Clocks, Following):
     def __init__(
         self,
         store: Store,
-        workers: computer.Workers,
+        thinking: Thinking,
         *,
         pause: float = 0.6,
         bus: Bus | None = None,
@@ -62,7 +62,7 @@ class Tables(Commands, ComputerTurns, Clocks, Following):
         takeover: float = 10.0,
     ) -> None:
         self.store = store
-        self.workers = workers
+        self.thinking = thinking
         #: Seconds between the turn passing to the computer and its move being shown.
         self.pause = pause
         self.bus: Bus = bus or MemoryBus()

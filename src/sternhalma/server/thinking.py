@@ -1,0 +1,348 @@
+"""Where the computer thinks: one interface, two places (docs/deploy.md "Thinking").
+
+``Thinking.think(job, priority, key)`` returns the move text for a job. Cancelling
+the call cancels the job: dropped before it starts, given up if it has started.
+The server cancels a job when its table moves on or a hint's asker leaves.
+
+- ``Pool``: thinking processes of this process (``make run``, and inside
+  ``sternhalma worker``). Jobs wait in priority order (every computer move before
+  any hint); a computer move that finds every process busy takes one from a hint,
+  which waits again. A process that dies, or runs past ``timeout``, is replaced and
+  the job tried once more.
+- ``Queue``: the arq job queue on Redis (``sternhalma serve --redis-url``), served
+  by ``sternhalma worker`` on any machine. Computer moves and hints have a queue
+  each, so a free worker always takes a move first; a job that ran past
+  ``timeout`` (its worker was killed) is sent again under a new id and the first
+  one aborted. Who plays the answer is decided by the table's versioned commit,
+  so a move computed twice is still played once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import heapq
+import itertools
+import logging
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import IntEnum
+from typing import TypeVar
+
+from arq import create_pool
+from arq.connections import ArqRedis, RedisSettings
+from arq.jobs import Job as QueuedJob
+from arq.jobs import JobStatus
+from redis.exceptions import RedisError
+
+from sternhalma.server.computer import Job, Slot, SlotLost
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+#: The queues of the arq job queue, by priority.
+MOVE_QUEUE = "sternhalma:moves"
+HINT_QUEUE = "sternhalma:hints"
+#: The worker function's name in the queue.
+THINK = "think"
+#: Seconds between two looks at a queued job's state.
+POLL = 0.05
+#: Seconds a job may wait in the queue before it is dropped unstarted.
+EXPIRES = 300.0
+#: How often a job is tried before the computer gives up.
+TRIES = 2
+
+
+class Priority(IntEnum):
+    """Lower first: the computer's move for the seat to move before any hint."""
+
+    MOVE = 0
+    HINT = 1
+
+
+class ThinkingFailed(Exception):
+    """The computer found no move for a job (every try failed)."""
+
+
+class JobLost(Exception):
+    """A queued job ran past its timeout (its worker is gone?) or vanished from Redis."""
+
+
+class Thinking(ABC):
+    """The computer's thinking, wherever it runs."""
+
+    @abstractmethod
+    async def start(self) -> None:
+        """Get ready (start processes, connect)."""
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Stop; jobs still waiting are cancelled."""
+
+    @abstractmethod
+    async def think(self, job: Job, priority: Priority, key: str) -> str:
+        """The move text for ``job``. ``key`` names the job (table, version, kind) so
+        that processes asking for the same job share it."""
+
+
+@dataclass(order=True)
+class _Ticket:
+    """A job waiting for a thinking process."""
+
+    priority: int
+    seq: int
+    slot: asyncio.Future[Slot] = field(compare=False)
+
+
+@dataclass
+class _Running:
+    priority: int
+    preempted: bool = False
+
+
+class Pool(Thinking):
+    """Thinking processes of this process, shared by priority."""
+
+    def __init__(
+        self, size: int, *, timeout: float | None = None, nodes: int | None = None
+    ) -> None:
+        self.size = size
+        #: Seconds a job may run before its process is replaced (None: no limit).
+        self.timeout = timeout
+        self.nodes = nodes
+        self.free: list[Slot] = []
+        self.running: dict[Slot, _Running] = {}
+        self.waiting: list[_Ticket] = []
+        self._seq = itertools.count()
+        self._spawning: set[asyncio.Task[None]] = set()
+        self._closed = False
+        #: Jobs given up while they ran: cancelled, or a hint that a move took over.
+        self.given_up = 0
+
+    async def start(self) -> None:
+        slots = [Slot(self.nodes) for _ in range(self.size)]
+        await asyncio.gather(*(slot.ready() for slot in slots))
+        self.free.extend(slots)
+
+    async def close(self) -> None:
+        self._closed = True
+        for task in list(self._spawning):
+            task.cancel()
+        for ticket in self.waiting:
+            ticket.slot.cancel()
+        for slot in [*self.free, *self.running]:
+            slot.kill()
+        self.free.clear()
+
+    @property
+    def busy(self) -> int:
+        """Jobs running now."""
+        return len(self.running)
+
+    async def think(self, job: Job, priority: Priority, key: str) -> str:
+        seq = next(self._seq)
+        failures = 0
+        while True:
+            slot = await self._acquire(priority, seq)
+            running = self.running[slot] = _Running(priority)
+            try:
+                try:
+                    async with asyncio.timeout(self.timeout):
+                        kind, value = await slot.run(job)
+                finally:
+                    del self.running[slot]
+            except (SlotLost, TimeoutError) as error:
+                slot.kill()
+                self._release(slot)
+                failures += 1
+                what = "died" if isinstance(error, SlotLost) else f"ran over {self.timeout} s"
+                log.warning("a thinking process %s on job %s (try %d)", what, key, failures)
+                if failures >= TRIES:
+                    raise ThinkingFailed(f"the thinking process {what}") from None
+                continue
+            except asyncio.CancelledError:
+                self.given_up += 1
+                self._release(slot)
+                raise
+            self._release(slot)
+            if kind == "done" and value is not None:
+                return value
+            if kind == "gave-up" and running.preempted:
+                self.given_up += 1
+                continue  # a computer move took the process: wait again, first among hints
+            raise ThinkingFailed(value or "the thinking process gave the job up")
+
+    async def _acquire(self, priority: int, seq: int) -> Slot:
+        if self._closed:
+            raise ThinkingFailed("the server is stopping")
+        if self.free and not self.waiting:
+            return self.free.pop()
+        ticket = _Ticket(priority, seq, asyncio.get_running_loop().create_future())
+        heapq.heappush(self.waiting, ticket)
+        self._dispatch()
+        self._preempt()
+        try:
+            return await ticket.slot
+        except asyncio.CancelledError:
+            if ticket.slot.done() and not ticket.slot.cancelled():
+                self._release(ticket.slot.result())
+            elif ticket in self.waiting:  # (not already passed over by _dispatch)
+                self.waiting.remove(ticket)
+                heapq.heapify(self.waiting)
+            raise
+
+    def _dispatch(self) -> None:
+        """Give free processes to the first waiting jobs."""
+        while self.free and self.waiting:
+            ticket = heapq.heappop(self.waiting)
+            if not ticket.slot.done():
+                ticket.slot.set_result(self.free.pop())
+
+    def _preempt(self) -> None:
+        """Computer moves waiting with every process busy take processes from hints."""
+        moves = sum(1 for t in self.waiting if t.priority == Priority.MOVE and not t.slot.done())
+        taking = sum(1 for r in self.running.values() if r.preempted)
+        for slot, running in self.running.items():
+            if moves <= taking:
+                return
+            if running.priority > Priority.MOVE and not running.preempted:
+                running.preempted = True
+                taking += 1
+                slot.interrupt()
+
+    def _release(self, slot: Slot) -> None:
+        """A job is done with ``slot``: the next waiting job gets it (a dead one is
+        replaced first)."""
+        if self._closed:
+            slot.kill()
+            return
+        if not slot.alive:
+            task = asyncio.get_running_loop().create_task(self._replace())
+            self._spawning.add(task)
+            task.add_done_callback(self._spawning.discard)
+            return
+        self.free.append(slot)
+        self._dispatch()
+
+    async def _replace(self) -> None:
+        slot = Slot(self.nodes)
+        try:
+            await slot.ready()
+        except SlotLost:
+            log.error("a new thinking process did not start")
+            return
+        self._release(slot)
+
+
+class Queue(Thinking):
+    """The arq job queue on Redis; ``sternhalma worker`` processes serve it."""
+
+    def __init__(self, redis_url: str, *, timeout: float) -> None:
+        self.redis_url = redis_url
+        #: Seconds a started job may run before it is sent again.
+        self.timeout = timeout
+        self.redis: ArqRedis | None = None
+        self._aborts: set[asyncio.Task[None]] = set()
+
+    async def start(self) -> None:
+        self.redis = await create_pool(RedisSettings.from_dsn(self.redis_url))
+
+    async def close(self) -> None:
+        await asyncio.gather(*self._aborts, return_exceptions=True)
+        if self.redis is not None:
+            await self.redis.aclose()
+
+    async def think(self, job: Job, priority: Priority, key: str) -> str:
+        assert self.redis is not None, "start() first"
+        queue = MOVE_QUEUE if priority == Priority.MOVE else HINT_QUEUE
+        first = datetime.now(UTC)
+        asked = asyncio.get_running_loop().time()
+        for attempt in range(1, TRIES + 1):
+            job_id = f"{key}:{attempt}"
+            # A job sent again keeps its place in the line (it is due since the first).
+            queued = await self._retrying(
+                functools.partial(
+                    self.redis.enqueue_job,
+                    THINK,
+                    job,
+                    _job_id=job_id,
+                    _queue_name=queue,
+                    _defer_until=first,
+                    _expires=EXPIRES,
+                )
+            )
+            if queued is None:  # another server process asked for the same job: share it
+                queued = self.handle(job_id, queue)
+            try:
+                answer = await self._answer(queued)
+            except JobLost:
+                log.warning(
+                    "job %s ran over %s s or was lost (its worker or Redis went away); sent again",
+                    job_id,
+                    self.timeout,
+                )
+                self._abort(queued)
+                continue
+            except asyncio.CancelledError:
+                self._abort(queued)
+                raise
+            if attempt > 1:
+                waited = asyncio.get_running_loop().time() - asked
+                log.warning(
+                    "job %s answered on try %d, %.1f s after it was asked", key, attempt, waited
+                )
+            return answer
+        raise ThinkingFailed(f"no worker answered job {key} in {TRIES} tries")
+
+    def handle(self, job_id: str, queue: str) -> QueuedJob:
+        """The queued job ``job_id`` (to look at or abort)."""
+        assert self.redis is not None, "start() first"
+        return QueuedJob(job_id, self.redis, _queue_name=queue)
+
+    async def _answer(self, queued: QueuedJob) -> str:
+        """The job's result; JobLost once it has run ``timeout`` seconds (the
+        time it waits in the queue for a free worker does not count)."""
+        loop = asyncio.get_running_loop()
+        started: float | None = None
+        while True:
+            status = await self._retrying(queued.status)
+            if status == JobStatus.complete:
+                info = await self._retrying(queued.result_info)
+                if info is not None and info.success and isinstance(info.result, str):
+                    return info.result
+                raise ThinkingFailed(f"the worker failed: {info.result if info else 'no result'}")
+            if status == JobStatus.not_found:
+                raise JobLost  # expired unstarted, or Redis lost it (a restart)
+            if status == JobStatus.in_progress:
+                started = loop.time() if started is None else started
+                if loop.time() - started > self.timeout:
+                    raise JobLost
+            await asyncio.sleep(POLL)
+
+    async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T:
+        """``call()``, again every second while Redis cannot be reached (a restart); the
+        clock's fallback (server/computer_turns.py) bounds the wait at clocked tables."""
+        warned = False
+        while True:
+            try:
+                return await call()
+            except (RedisError, OSError) as error:
+                if not warned:
+                    log.warning("the job queue on Redis cannot be reached (%s); waiting", error)
+                    warned = True
+                await asyncio.sleep(1.0)
+
+    def _abort(self, queued: QueuedJob) -> None:
+        """Abort in the background (the caller may be cancelled): a queued job is
+        dropped when a worker reaches it, a running one given up."""
+
+        async def abort() -> None:
+            with contextlib.suppress(Exception):
+                await queued.abort(timeout=0, poll_delay=POLL)
+
+        task = asyncio.get_running_loop().create_task(abort())
+        self._aborts.add(task)
+        task.add_done_callback(self._aborts.discard)

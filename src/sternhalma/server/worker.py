@@ -1,0 +1,97 @@
+"""``sternhalma worker``: thinking processes that serve the job queue on Redis.
+
+One worker process runs ``processes`` thinking processes (a ``Pool``, as the
+server does without Redis) and two arq consumers sharing them: one takes
+computer moves, one hints. Each takes at most as many jobs as there are
+thinking processes, and a move that finds them all busy takes one from a hint,
+so a move never waits behind hints. An aborted job is dropped before it starts
+or given up while it runs. Jobs and results are pickled: Redis must be private
+to the servers and workers (docs/deploy.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from typing import Any
+
+from arq.connections import RedisSettings
+from arq.worker import Worker, func
+from redis.exceptions import RedisError
+
+from sternhalma.server.computer import Job
+from sternhalma.server.thinking import HINT_QUEUE, MOVE_QUEUE, POLL, THINK, Pool, Priority
+
+log = logging.getLogger(__name__)
+
+#: Seconds a job may run on a worker before the worker gives it up itself (the
+#: server sends it again sooner, after its own timeout).
+JOB_LIMIT = 120
+#: Seconds an answer is kept in Redis for the server to read.
+KEEP_RESULT = 60
+
+
+async def run_worker(redis_url: str, processes: int, *, nodes: int | None = None) -> None:
+    """Serve the queue until SIGINT or SIGTERM."""
+    pool = Pool(processes, nodes=nodes)
+    await pool.start()
+
+    settings = RedisSettings.from_dsn(redis_url)
+    consumers = []
+    for queue, priority in ((MOVE_QUEUE, Priority.MOVE), (HINT_QUEUE, Priority.HINT)):
+
+        async def think_at(context: dict[str, Any], job: Job, priority: Priority = priority) -> str:
+            return await pool.think(job, priority, key=str(context.get("job_id")))
+
+        consumers.append(
+            Worker(
+                [func(think_at, name=THINK)],  # type: ignore[arg-type]
+                queue_name=queue,
+                redis_settings=settings,
+                max_jobs=processes,
+                job_timeout=JOB_LIMIT,
+                keep_result=KEEP_RESULT,
+                poll_delay=POLL,
+                max_tries=2,
+                allow_abort_jobs=True,
+                handle_signals=False,
+                health_check_interval=10,
+            )
+        )
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for number in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(number, stop.set)
+    runs = [loop.create_task(consume(consumer)) for consumer in consumers]
+    log.info("sternhalma worker: %d thinking processes on %s", processes, redis_url)
+    try:
+        await stop.wait()
+    finally:
+        # The jobs under way go back to the queue at once for another worker (arq's own
+        # stop: they are cancelled, given up, and put back), rather than waiting for the
+        # servers' timeout.
+        jobs: list[asyncio.Task[Any]] = []
+        for consumer in consumers:
+            consumer.allow_pick_jobs = False
+            jobs += consumer.tasks.values()
+            consumer.handle_sig(signal.SIGTERM)
+        await asyncio.gather(*jobs, return_exceptions=True)
+        for task in runs:
+            task.cancel()
+        await asyncio.gather(*runs, return_exceptions=True)
+        for consumer in consumers:
+            with contextlib.suppress(Exception):
+                await consumer.close()
+        await pool.close()
+
+
+async def consume(consumer: Worker) -> None:
+    """Run an arq consumer; when Redis goes away (a restart), wait and go on."""
+    while True:
+        try:
+            await consumer.main()
+        except (RedisError, OSError) as error:
+            log.warning("the job queue on Redis failed (%s); trying again in 1 s", error)
+            await asyncio.sleep(1.0)

@@ -1,0 +1,204 @@
+"""The computer's jobs at the server: hints bounded and dropped, moves first, the clock kept.
+
+The app runs with one real thinking process (server/thinking.py ``Pool``), as a
+small machine would, or with the job queue on a real Redis and no worker at all.
+In ``endless`` apps Hard's search is fixed at more nodes than it could search in
+a test's time, so a hint runs until it is cancelled or taken over: what happens
+to it does not depend on the machine's speed. Nothing measures time; waits have
+limits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from services import Redis
+from test_server import PERSON, Socket, connect, event_of, first_legal, new_table, receive_until
+
+from sternhalma.server.app import Settings, create_app
+from sternhalma.server.thinking import Pool
+
+HARD = {"kind": "computer", "level": "hard"}
+EASY = {"kind": "computer", "level": "easy"}
+#: Hard's nodes a move in an ``endless`` app.
+ENDLESS = 10**9
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def app(folder: Path, nodes: int | None = None) -> TestClient:
+    settings = Settings(
+        database_url=f"sqlite+aiosqlite:///{folder / 'jobs.db'}",
+        workers=1,
+        computer_pause=0,
+        think_nodes=nodes,
+    )
+    return TestClient(create_app(settings))
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with app(tmp_path) as client:
+        yield client
+
+
+@pytest.fixture
+def endless(tmp_path: Path) -> Iterator[TestClient]:
+    with app(tmp_path, ENDLESS) as client:
+        yield client
+
+
+def pool(client: TestClient) -> Pool:
+    thinking = client.app.state.tables.thinking  # type: ignore[attr-defined]
+    assert isinstance(thinking, Pool)
+    return thinking
+
+
+def wait_for(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + 30
+    while not condition():
+        assert time.monotonic() < deadline, f"{what} did not happen"
+        time.sleep(0.01)
+
+
+def reply(ws: Socket) -> dict[str, Any]:
+    """The next hint or error (events and the welcome skipped)."""
+    return receive_until(ws, lambda m: m["type"] in ("hint", "error"))
+
+
+def test_one_hint_at_a_time_per_table(endless: TestClient) -> None:
+    table = new_table(endless, "classic-2", [PERSON, EASY])
+    with connect(endless, table) as first, connect(endless, table) as second:
+        first.send_json({"type": "hint"})
+        wait_for(lambda: pool(endless).busy == 1, "the hint's start")
+        second.send_json({"type": "hint"})
+        assert reply(second)["code"] == "hint-busy"
+        first.send_json({"type": "hint"})
+        assert reply(first)["code"] == "hint-busy"
+    # The first asker left: its hint was given up, and the second may ask.
+    wait_for(lambda: pool(endless).busy == 0, "the hint's end")
+    assert pool(endless).given_up == 1
+
+
+def test_three_hints_a_minute_per_connection(client: TestClient) -> None:
+    table = new_table(client, "classic-2", [PERSON, EASY])
+    with connect(client, table) as first, connect(client, table) as second:
+        for _ in range(3):
+            first.send_json({"type": "hint"})
+            assert reply(first)["type"] == "hint"
+        first.send_json({"type": "hint"})
+        refused = reply(first)
+        assert refused["code"] == "hint-limit"
+        assert "at most 3 hints in 60 seconds" in refused["message"]
+        assert "state" not in refused  # nothing changed: no board to send
+        second.send_json({"type": "hint"})  # another connection still may
+        assert reply(second)["type"] == "hint"
+
+
+def test_a_hint_is_given_up_when_its_asker_leaves(endless: TestClient) -> None:
+    table = new_table(endless, "classic-2", [PERSON, EASY])
+    thinking = pool(endless)
+    process = thinking.free[0].process.pid
+    with connect(endless, table) as ws:
+        ws.send_json({"type": "hint"})
+        wait_for(lambda: thinking.busy == 1, "the hint's start")
+    wait_for(lambda: thinking.busy == 0, "the hint's end")
+    assert thinking.given_up == 1
+    assert thinking.free[0].process.pid == process, "the thinking process goes on"
+
+
+def test_a_hint_for_a_position_that_changed_is_given_up(endless: TestClient) -> None:
+    table = new_table(endless, "classic-2", [PERSON, EASY])
+    with connect(endless, table) as asker, connect(endless, table) as mover:
+        state = receive_until(mover, lambda m: m["type"] == "welcome")["state"]
+        asker.send_json({"type": "hint"})
+        wait_for(lambda: pool(endless).busy == 1, "the hint's start")
+        mover.send_json({"type": "move", "seat": 0, "path": first_legal(state), "v": state["v"]})
+        stale = reply(asker)
+        assert stale["code"] == "stale"
+        assert "ask for a hint again" in stale["message"]
+        # The computer's answer to the move comes as usual.
+        assert receive_until(mover, event_of("move", 1))["state"]["turn"] == 0
+    assert pool(endless).given_up == 1
+
+
+def test_a_computer_move_takes_the_thinking_process_from_a_hint(endless: TestClient) -> None:
+    hinted = new_table(endless, "classic-2", [PERSON, EASY])
+    other = new_table(endless, "classic-2", [PERSON, EASY])
+    with connect(endless, hinted) as asker, connect(endless, other) as player:
+        state = receive_until(player, lambda m: m["type"] == "welcome")["state"]
+        asker.send_json({"type": "hint"})
+        wait_for(lambda: pool(endless).busy == 1, "the hint's start")
+        player.send_json({"type": "move", "seat": 0, "path": first_legal(state), "v": state["v"]})
+        answer = receive_until(player, event_of("move", 1))
+        assert answer["state"]["turn"] == 0
+        assert pool(endless).given_up == 1
+        # The hint waits again and then runs again.
+        wait_for(lambda: pool(endless).busy == 1, "the hint's second start")
+
+
+def test_a_hint_flood_at_one_table_leaves_another_table_s_clocked_computer_in_time(
+    client: TestClient,
+) -> None:
+    """A small hint flood (12 connections of one table asking, then hanging up) while
+    the other table plays against Hard on a 30-second clock."""
+    flooded = new_table(client, "classic-2", [PERSON, HARD])
+    clocked = new_table(client, "classic-2", [PERSON, HARD], clock="0.5+0")
+    with connect(client, clocked) as player:
+        state = receive_until(player, lambda m: m["type"] == "welcome")["state"]
+        for _ in range(4):
+            with contextlib.ExitStack() as flood:
+                askers = [flood.enter_context(connect(client, flooded)) for _ in range(12)]
+                for asker in askers:
+                    asker.send_json({"type": "hint"})
+                path = first_legal(state)
+                player.send_json({"type": "move", "seat": 0, "path": path, "v": state["v"]})
+                answer = receive_until(
+                    player,
+                    lambda m: (
+                        m["type"] == "event"
+                        and m["event"]["kind"] in ("move", "flag")
+                        and m["event"]["seat"] == 1
+                    ),
+                )
+                assert answer["event"]["kind"] == "move", "the computer lost on time"
+                state = answer["state"]
+                answers = [reply(asker) for asker in askers]
+                # One hint at a time: the others were refused at once.
+                assert {a.get("code", a["type"]) for a in answers} <= {"hint", "hint-busy"}
+                assert sum(a["type"] == "hint" for a in answers) < len(answers)
+        assert not state["over"]
+        assert state["clock"]["remaining"][1] > 0
+
+
+def test_with_no_worker_answering_a_clocked_computer_plays_a_quick_move_before_its_flag(
+    tmp_path: Path, redis: Redis, caplog: pytest.LogCaptureFixture
+) -> None:
+    settings = Settings(
+        database_url=f"sqlite+aiosqlite:///{tmp_path / 'queue.db'}",
+        redis_url=redis.url,
+        computer_pause=0,
+    )
+    caplog.set_level(logging.WARNING, logger="sternhalma")
+    with TestClient(create_app(settings)) as client:
+        table = new_table(client, "classic-2", [PERSON, HARD], clock="0.05+0")
+        with connect(client, table) as ws:
+            state = receive_until(ws, lambda m: m["type"] == "welcome")["state"]
+            ws.send_json({"type": "move", "seat": 0, "path": first_legal(state), "v": state["v"]})
+            answer = receive_until(
+                ws,
+                lambda m: (
+                    m["type"] == "event"
+                    and (m["event"]["kind"] in ("move", "flag") and m["event"]["seat"] == 1)
+                ),
+            )
+    assert answer["event"]["kind"] == "move", "the computer lost on time"
+    assert 0 < answer["state"]["clock"]["remaining"][1] < 3000
+    assert "playing a quick medium move" in caplog.text
