@@ -21,7 +21,16 @@ def fail(message: str) -> None:
 
 def read_argument(value: str) -> str:
     """``-`` reads standard input; anything else is the text itself."""
-    return sys.stdin.read() if value == "-" else value
+    return read_stdin() if value == "-" else value
+
+
+def read_stdin() -> str:
+    """Standard input as UTF-8 text; a one-line error and status 2 when it is not."""
+    try:
+        return sys.stdin.buffer.read().decode("utf-8")
+    except UnicodeDecodeError:
+        fail("standard input is not UTF-8 text")
+    raise AssertionError("unreachable")  # pragma: no cover - fail() exits
 
 
 @click.command()

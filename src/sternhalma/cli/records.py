@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 import click
 
-from sternhalma.cli.engine import fail
+from sternhalma.cli.engine import fail, read_stdin
 from sternhalma.errors import SternhalmaError
 from sternhalma.notation import position_to_dict, position_to_json
 from sternhalma.records import Record, read_record, result_text
@@ -17,7 +16,7 @@ from sternhalma.records import Record, read_record, result_text
 def _read_source(source: str) -> str:
     """The record's text from a file, or standard input for ``-``."""
     if source == "-":
-        return sys.stdin.read()
+        return read_stdin()
     try:
         with open(source, encoding="utf-8") as handle:
             return handle.read()

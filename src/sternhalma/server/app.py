@@ -23,6 +23,7 @@ from fastapi.staticfiles import StaticFiles
 
 from sternhalma.clock import TimeSource, monotonic_ms
 from sternhalma.errors import SternhalmaError, UnknownVariantError
+from sternhalma.jsontext import JsonTextError, read_json
 from sternhalma.players import LEVELS
 from sternhalma.rules import VARIANTS
 from sternhalma.server import computer
@@ -263,9 +264,9 @@ async def json_body(request: Request) -> object:
         if len(body) > MAX_BODY:
             raise BodyTooLarge(f"the request is too large (at most {MAX_BODY} bytes)")
     try:
-        return json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-        raise ProtocolError("the request body must be JSON") from None
+        return read_json(body)
+    except JsonTextError as error:
+        raise ProtocolError(f"the request body must be JSON: {error}") from None
 
 
 def origin_allowed(websocket: WebSocket, allowed: tuple[str, ...]) -> bool:
