@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from fastapi.testclient import TestClient
+from helpers import Client
 
 from sternhalma.cli import main
 from sternhalma.rules import VARIANTS
@@ -203,6 +203,6 @@ def test_a_database_from_another_version_is_refused_with_a_reason(tmp_path: Path
     app = create_app(Settings(database_url=database_url(str(old)), workers=1))
     with (
         pytest.raises(DatabaseSchemaError, match="made by another version of sternhalma"),
-        TestClient(app),
+        Client(app),
     ):
         pass  # the server refuses to start

@@ -84,6 +84,11 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     help="New tables one client address may start in 10 minutes. "
     "Environment: STERNHALMA_MAX_NEW_TABLES.",
 )
+@click.option(
+    "--debug",
+    is_flag=True,
+    help="Also serve the API's description (/openapi.json, /docs), for developing.",
+)
 def serve(
     host: str,
     port: int,
@@ -94,6 +99,7 @@ def serve(
     allowed_origins: tuple[str, ...],
     max_connections: int,
     max_new_tables: int,
+    debug: bool,
 ) -> None:
     """Start the web app: the lobby, tables against the computer, on one screen and online.
 
@@ -128,6 +134,8 @@ def serve(
             )
     options["allowed_origins"] = tuple(o.rstrip("/") for o in allowed_origins)
     options["per_address"] = AddressLimits(connections=max_connections, tables=max_new_tables)
+    options["host"] = host
+    options["debug"] = debug
     settings = Settings(**options)  # type: ignore[arg-type]
     url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"
     shared = f", shared through {settings.redis_url}" if settings.redis_url else ""
