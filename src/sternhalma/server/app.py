@@ -251,7 +251,7 @@ class BodyTooLarge(ProtocolError):
 async def json_body(request: Request) -> object:
     """The request's JSON body; ProtocolError when it is too large or not JSON."""
     declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_BODY:
+    if declared.isascii() and declared.isdigit() and int(declared[:12]) > MAX_BODY:
         raise BodyTooLarge(f"the request is too large (at most {MAX_BODY} bytes)")
     body = b""
     async for chunk in request.stream():
