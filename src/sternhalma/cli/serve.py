@@ -95,7 +95,7 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
 @click.option(
     "--debug",
     is_flag=True,
-    help="Also serve the API's description (/openapi.json, /docs), for developing.",
+    help="Also serve the API's description (/openapi.json), for developing.",
 )
 def serve(
     host: str,

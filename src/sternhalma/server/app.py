@@ -64,7 +64,7 @@ class Settings:
     allowed_origins: tuple[str, ...] = ()
     #: The address the server listens on: a name it answers to as well.
     host: str = "127.0.0.1"
-    #: Serve the API's description (/openapi.json, /docs): for developing only.
+    #: Serve the API's description (/openapi.json): for developing only.
     debug: bool = False
     #: How fast one websocket may send.
     limits: Limits = field(default_factory=Limits)
@@ -121,7 +121,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         title="sternhalma",
         lifespan=lifespan,
         openapi_url="/openapi.json" if settings.debug else None,
-        docs_url="/docs" if settings.debug else None,
+        docs_url=None,  # its page loads scripts from another site, which the CSP forbids
         redoc_url=None,
     )
     app.add_middleware(Guard, bind=settings.host, origins=settings.allowed_origins)
