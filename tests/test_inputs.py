@@ -7,6 +7,7 @@ line), never a traceback.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -180,3 +181,15 @@ def test_a_record_from_a_position_still_reads_back() -> None:
     again = Game("classic-2", start=position_from_json(json.dumps(start)), moves_made=[1, 0])
     again.play("e14-f13")
     assert read_record(write_record(again)).game.moves == again.moves
+
+
+def test_replay_refuses_files_it_cannot_use_in_one_line(tmp_path: Path) -> None:
+    latin = tmp_path / "latin1.txt"
+    latin.write_bytes('[Variant "classic-2"]\n[White "Jos\xe9"]\n'.encode("latin-1"))
+    for source, message in (
+        (str(latin), f"error: {latin} is not UTF-8 text"),
+        (str(tmp_path), f"error: cannot read {tmp_path}: Is a directory"),
+        ("/dev/zero", "error: /dev/zero is longer than 16 MiB"),
+    ):
+        result = CliRunner().invoke(main, ["replay", source])
+        assert (result.exit_code, result.output) == (2, message + "\n")

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from sternhalma.cli.engine import fail, read_stdin
+from sternhalma.cli.engine import fail, read_stdin, read_text
 from sternhalma.errors import SternhalmaError
 from sternhalma.notation import position_to_dict, position_to_json
 from sternhalma.records import Record, read_record, result_text
@@ -18,12 +18,10 @@ def _read_source(source: str) -> str:
     if source == "-":
         return read_stdin()
     try:
-        with open(source, encoding="utf-8") as handle:
-            return handle.read()
+        with open(source, "rb") as handle:
+            return read_text(handle, source)
     except OSError as error:
         fail(f"cannot read {source}: {error.strerror or error}")
-    except UnicodeDecodeError:
-        fail(f"{source} is not a UTF-8 text file")
     raise AssertionError("unreachable")  # pragma: no cover - fail() exits
 
 
