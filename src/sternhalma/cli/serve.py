@@ -216,7 +216,7 @@ def check_services(settings: Settings) -> None:
     try:
         asyncio.run(check())
     except DatabaseUnavailable as error:
-        fail(str(error))  # TODO detail
+        fail(error.detail)
     except SternhalmaError as error:
         fail(str(error))
 
