@@ -3,7 +3,6 @@ one line naming the port or the file and what to do, never a traceback."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import random
 import socket
@@ -60,7 +59,7 @@ def test_a_port_in_use_is_one_line_before_anything_is_announced(tmp_path: Path) 
 
 def test_a_read_only_database_is_one_line_at_start(tmp_path: Path) -> None:
     path = tmp_path / "tables.db"
-    asyncio.run(open_and_close(database_url(str(path))))
+    run_apart(open_and_close(database_url(str(path))))
     done = serve(
         "--port", str(free_port()), "--database-url", f"sqlite:///file:{path}?mode=ro&uri=true"
     )
