@@ -1,4 +1,4 @@
-"""Test helpers: positions built by hand, a coroutine run on a loop of its own."""
+"""Test helpers: positions built by hand, a coroutine run on a loop of its own, the test client."""
 
 from __future__ import annotations
 
@@ -6,11 +6,26 @@ import asyncio
 from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
+from urllib.parse import urljoin
+
+from starlette.testclient import TestClient, WebSocketTestSession
+from starlette.types import ASGIApp
 
 from sternhalma.position import Position
 from sternhalma.rules import find_variant
 
 T = TypeVar("T")
+
+
+class Client(TestClient):
+    """Starlette's test client under the name ``localhost``: the server refuses names
+    it does not answer to (server/guard.py), and the client's own ``testserver`` is one."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        super().__init__(app, base_url="http://localhost")
+
+    def websocket_connect(self, url: str, *args: Any, **kwargs: Any) -> WebSocketTestSession:
+        return super().websocket_connect(urljoin("ws://localhost", url), *args, **kwargs)
 
 
 def run_apart(coroutine: Coroutine[Any, Any, T]) -> T:

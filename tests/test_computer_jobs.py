@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from helpers import Client
 from services import Redis
 from test_server import PERSON, Socket, connect, event_of, first_legal, new_table, receive_until
 
@@ -40,7 +41,7 @@ def app(folder: Path, nodes: int | None = None) -> TestClient:
         computer_pause=0,
         think_nodes=nodes,
     )
-    return TestClient(create_app(settings))
+    return Client(create_app(settings))
 
 
 @pytest.fixture
@@ -187,7 +188,7 @@ def test_with_no_worker_answering_a_clocked_computer_plays_a_quick_move_before_i
         computer_pause=0,
     )
     caplog.set_level(logging.WARNING, logger="sternhalma")
-    with TestClient(create_app(settings)) as client:
+    with Client(create_app(settings)) as client:
         table = new_table(client, "classic-2", [PERSON, HARD], clock="0.05+0")
         with connect(client, table) as ws:
             state = receive_until(ws, lambda m: m["type"] == "welcome")["state"]

@@ -18,7 +18,7 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from fastapi.testclient import TestClient
-from helpers import run_apart
+from helpers import Client, run_apart
 from sqlalchemy import create_engine
 from starlette.websockets import WebSocketDisconnect
 from test_server import EASY, PERSON, Socket, event_of, receive_until
@@ -49,7 +49,7 @@ def make_client(database: Path, **settings: Any) -> TestClient:
         "computer_pause": 0,
         **settings,
     }
-    return TestClient(create_app(Settings(**options)))
+    return Client(create_app(Settings(**options)))
 
 
 @pytest.fixture(scope="module")
@@ -510,7 +510,7 @@ def test_the_websocket_refuses_pages_of_other_sites(client: TestClient) -> None:
     ):
         pass
     assert refused.value.code == 1008
-    with client.websocket_connect(url, headers={"origin": "http://testserver"}) as ws:
+    with client.websocket_connect(url, headers={"origin": "http://localhost"}) as ws:
         ws.send_json({"type": "hello"})
         assert Socket(ws).receive_json()["type"] == "welcome"
 
@@ -521,7 +521,11 @@ def test_pages_forbid_scripts_and_assets_from_elsewhere(client: TestClient) -> N
     assert "default-src 'self'" in policy and "script-src 'self'" in policy
     assert headers["x-content-type-options"] == "nosniff"
     assert client.get("/ratings").status_code == 200
-    big = client.post("/api/tables", content=b"{" + b" " * 70_000 + b"}")
+    big = client.post(
+        "/api/tables",
+        content=b"{" + b" " * 70_000 + b"}",
+        headers={"content-type": "application/json"},
+    )
     assert big.status_code == 413
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from helpers import run_apart
+from helpers import Client, run_apart
 
 from sternhalma.analysis import review_game
 from sternhalma.game import Game
@@ -31,7 +31,7 @@ def record() -> str:
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     database = tmp_path_factory.mktemp("review") / "tables.db"
     settings = Settings(database_url=f"sqlite+aiosqlite:///{database}", workers=1)
-    with TestClient(create_app(settings)) as client:
+    with Client(create_app(settings)) as client:
         yield client
 
 

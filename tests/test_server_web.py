@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from fastapi.testclient import TestClient
+from helpers import Client
 
 from sternhalma.cli import main
 from sternhalma.rules import VARIANTS
@@ -203,7 +203,7 @@ def test_a_database_from_another_version_is_refused_with_a_reason(tmp_path: Path
     app = create_app(Settings(database_url=database_url(str(old)), workers=1))
     with (
         pytest.raises(DatabaseSchemaError, match="made by another version of sternhalma"),
-        TestClient(app),
+        Client(app),
     ):
         pass  # the server refuses to start
 
@@ -214,7 +214,7 @@ def test_the_full_rules_cover_every_variant_and_are_served_and_linked(tmp_path: 
         family = variant.removesuffix("-longjump")
         assert f"`{family}`" in rules or f"`{variant}`" in rules, variant
     app = create_app(Settings(database_url=database_url(str(tmp_path / "t.db")), workers=1))
-    with TestClient(app) as client:
+    with Client(app) as client:
         served = client.get("/rules.md")
     assert served.status_code == 200
     assert served.headers["content-type"] == "text/plain; charset=utf-8"

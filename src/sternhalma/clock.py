@@ -20,7 +20,11 @@ from sternhalma.errors import SternhalmaError
 #: A time source: the current time in milliseconds (any fixed origin).
 TimeSource = Callable[[], int]
 
-_CONTROL = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(?:\+\s*(\d+(?:\.\d+)?))?\s*$")
+#: Minutes and seconds in ASCII digits (``\d`` would take other scripts' digits),
+#: at most six before the point and six after.
+_CONTROL = re.compile(
+    r"^\s*([0-9]{1,6}(?:\.[0-9]{1,6})?)\s*(?:\+\s*([0-9]{1,6}(?:\.[0-9]{1,6})?))?\s*$"
+)
 
 
 class ClockError(SternhalmaError):

@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from sternhalma.errors import InvalidPositionError
+from sternhalma.jsontext import JsonTextError, read_json
 from sternhalma.position import Move, Position
 from sternhalma.rules import find_variant
 from sternhalma.rules.base import Ruleset
@@ -48,11 +49,9 @@ def position_to_json(position: Position) -> str:
 def position_from_json(text: str) -> Position:
     """A position from its JSON text; InvalidPositionError says what is wrong."""
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InvalidPositionError(
-            f"the position is not valid JSON: {error.msg} at {error.pos}"
-        ) from None
+        data = read_json(text)
+    except JsonTextError as error:
+        raise InvalidPositionError(f"the position is not valid JSON: {error}") from None
     return position_from_dict(data)
 
 

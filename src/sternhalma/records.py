@@ -27,7 +27,12 @@ class RecordError(SternhalmaError):
 
 
 _TAG = re.compile(r'^\[([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\]$')
-_NUMBER = re.compile(r"^(\d+)\.(.*)$")
+#: A move number (ASCII digits: ``\d`` would take other scripts' digits, which int() reads).
+_NUMBER = re.compile(r"^([0-9]+)\.(.*)$")
+#: A whole number in a tag (MovesMade, RoundsPlayed): ASCII digits, at most six.
+_COUNT = re.compile(r"[0-9]{1,6}")
+#: One seat's (or team's) place in Result and TeamResult: ``white 1``, ``white+black 2``.
+_PLACE = re.compile(r"([a-z]+(?:\+[a-z]+)*)\s+([0-9]{1,2})")
 #: Tags the format defines besides the players' (one per seat colour).
 _DEFINED = (
     "Variant",
@@ -129,6 +134,8 @@ def write_record(
 
 def read_record(text: str) -> Record:
     """Read a record and replay it; RecordError says which line or move is wrong."""
+    if re.search("[\ud800-\udfff]", text):
+        raise RecordError("the record is not UTF-8 text (it has a lone surrogate)")
     tags, moves = _parse(text)
     if "Variant" not in tags:
         raise RecordError('the record has no Variant tag (like [Variant "classic-2"])')
@@ -208,7 +215,7 @@ def _parse(text: str) -> tuple[dict[str, str], list[str]]:
             numbered = _NUMBER.match(token)
             if numbered:
                 expected = len(moves) + 1
-                if int(numbered.group(1)) != expected:
+                if numbered.group(1).lstrip("0") != str(expected):
                     raise RecordError(
                         f"line {number}: move number {numbered.group(1)} "
                         f"where move {expected} was expected"
@@ -235,15 +242,15 @@ def _new_game(rules: Ruleset, tags: dict[str, str]) -> Game:
     made = None
     if "MovesMade" in tags:
         parts = tags["MovesMade"].split()
-        if len(parts) != rules.players or not all(p.isdigit() for p in parts):
+        if len(parts) != rules.players or not all(_COUNT.fullmatch(p) for p in parts):
             raise RecordError(
                 f"MovesMade needs {rules.players} whole numbers (own moves per seat before the record)"
             )
         made = [int(p) for p in parts]
     rounds = 0
     if "RoundsPlayed" in tags:
-        if not tags["RoundsPlayed"].strip().isdigit():
-            raise RecordError("RoundsPlayed must be a whole number")
+        if not _COUNT.fullmatch(tags["RoundsPlayed"].strip()):
+            raise RecordError("RoundsPlayed must be a whole number, like 12")
         rounds = int(tags["RoundsPlayed"])
     try:
         return Game(
@@ -296,11 +303,12 @@ def _finish(game: Game, tags: dict[str, str], count: int) -> None:
             "the game is not over"
         )
     actual = format_places(rules.seats, result.places)
-    if _normal(recorded) != _normal(actual):
+    if _places("Result", recorded, rules.seats) != _places("Result", actual, rules.seats):
         raise RecordError(f"the record's result ({recorded}) does not match its moves ({actual})")
     if rules.teams and "TeamResult" in tags:
-        teams = format_places(_team_names(rules), result.team_places)
-        if _normal(tags["TeamResult"]) != _normal(teams):
+        names = _team_names(rules)
+        teams = format_places(names, result.team_places)
+        if _places("TeamResult", tags["TeamResult"], names) != _places("TeamResult", teams, names):
             raise RecordError(
                 f"the record's team result ({tags['TeamResult']}) does not match its moves ({teams})"
             )
@@ -332,8 +340,21 @@ def _team_names(rules: Ruleset) -> list[str]:
     return ["+".join(rules.seats[s] for s in team) for team in rules.teams]
 
 
-def _normal(text: str) -> str:
-    return " ".join(text.lower().replace(",", " ").split())
+def _places(tag: str, text: str, names: Sequence[str]) -> dict[str, int]:
+    """The place of each seat (or team) in a Result (TeamResult) tag, in any order."""
+    places: dict[str, int] = {}
+    for part in text.lower().split(","):
+        match = _PLACE.fullmatch(part.strip())
+        if not match or match.group(1) not in names or match.group(1) in places:
+            raise RecordError(
+                f"{tag} must give each of {', '.join(names)} once with its place, "
+                f"like {format_places(names, range(1, len(names) + 1))!r}; not {text[:80]!r}"
+            )
+        places[match.group(1)] = int(match.group(2))
+    if len(places) != len(names):
+        missing = [name for name in names if name not in places]
+        raise RecordError(f"{tag} gives no place for {', '.join(missing)}")
+    return places
 
 
 def _escape(value: str) -> str:

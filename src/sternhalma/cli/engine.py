@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import BinaryIO
 
 import click
 
@@ -22,7 +23,29 @@ def fail(message: str) -> None:
 
 def read_argument(value: str) -> str:
     """``-`` reads standard input; anything else is the text itself."""
-    return sys.stdin.read() if value == "-" else value
+    return read_stdin() if value == "-" else value
+
+
+#: The most text a command reads from a file or standard input (a long game's record
+#: is a few KiB); more is refused rather than read into memory without end.
+MAX_INPUT = 16 * 1024 * 1024
+
+
+def read_stdin() -> str:
+    """Standard input as UTF-8 text; a one-line error and status 2 when it is not."""
+    return read_text(sys.stdin.buffer, "standard input")
+
+
+def read_text(stream: BinaryIO, name: str) -> str:
+    """At most MAX_INPUT bytes of UTF-8 text from ``stream``; else a one-line error."""
+    data = stream.read(MAX_INPUT + 1)
+    if len(data) > MAX_INPUT:
+        fail(f"{name} is longer than {MAX_INPUT // 1024 // 1024} MiB")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        fail(f"{name} is not UTF-8 text")
+    raise AssertionError("unreachable")  # pragma: no cover - fail() exits
 
 
 VARIANT = click.Choice(list(VARIANTS))

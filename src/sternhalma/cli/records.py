@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 import click
 
-from sternhalma.cli.engine import fail
+from sternhalma.cli.engine import fail, read_stdin, read_text
 from sternhalma.errors import SternhalmaError
 from sternhalma.notation import position_to_dict, position_to_json
 from sternhalma.records import Record, read_record, result_text
@@ -22,14 +21,12 @@ def counted(n: int, noun: str) -> str:
 def read_source(source: str) -> str:
     """The record's text from a file, or standard input for ``-``."""
     if source == "-":
-        return sys.stdin.read()
+        return read_stdin()
     try:
-        with open(source, encoding="utf-8") as handle:
-            return handle.read()
+        with open(source, "rb") as handle:
+            return read_text(handle, source)
     except OSError as error:
         fail(f"cannot read {source}: {error.strerror or error}")
-    except UnicodeDecodeError:
-        fail(f"{source} is not a UTF-8 text file")
     raise AssertionError("unreachable")  # pragma: no cover - fail() exits
 
 

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
+import errno
 import gc
 import os
+import socket
 import sys
 import threading
 import webbrowser
+from typing import TYPE_CHECKING
 
 import click
 
+from sternhalma.cli.engine import fail
 from sternhalma.errors import SternhalmaError
+
+if TYPE_CHECKING:
+    from sternhalma.server.app import Settings
 
 
 def open_browser_later(url: str, delay: float = 1.0) -> None:
@@ -94,6 +102,11 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     help="New tables one client address may start in 10 minutes. "
     "Environment: STERNHALMA_MAX_NEW_TABLES.",
 )
+@click.option(
+    "--debug",
+    is_flag=True,
+    help="Also serve the API's description (/openapi.json), for developing.",
+)
 def serve(
     host: str,
     port: int,
@@ -105,6 +118,7 @@ def serve(
     allowed_origins: tuple[str, ...],
     max_connections: int,
     max_new_tables: int,
+    debug: bool,
 ) -> None:
     """Start the web app: the lobby, tables against the computer, on one screen and online.
 
@@ -135,7 +149,13 @@ def serve(
             )
     options["allowed_origins"] = tuple(o.rstrip("/") for o in allowed_origins)
     options["per_address"] = AddressLimits(connections=max_connections, tables=max_new_tables)
+    options["host"] = host
+    options["debug"] = debug
     settings = Settings(**options)  # type: ignore[arg-type]
+    # The port and the database are checked before anything is announced: each
+    # problem is one line saying what to do, not a traceback after "sternhalma is at".
+    listening = listen(host, port)
+    check_services(settings)
     url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"
     shared = f", shared through {settings.redis_url}" if settings.redis_url else ""
     click.echo(
@@ -148,7 +168,7 @@ def serve(
     # than 4 KiB with an error (server/protocol.py).
     app = create_app(settings)
     tune_garbage_collector()
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
         host=host,
         port=port,
@@ -159,6 +179,53 @@ def serve(
         ws_per_message_deflate=False,
         timeout_graceful_shutdown=5,
     )
+    uvicorn.Server(config).run(sockets=[listening])
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` for uvicorn; a one-line error when it cannot be."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listening = socket.socket(family, socket.SOCK_STREAM)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listening.bind((host, port))
+    except OSError as error:
+        listening.close()
+        if error.errno == errno.EADDRINUSE:
+            fail(
+                f"port {port} on {host} is already in use (another sternhalma?): "
+                "stop that program, or choose another port with --port"
+            )
+        elif error.errno == errno.EACCES:
+            fail(f"port {port} needs privileges this user lacks: choose one above 1023 with --port")
+        fail(f"cannot listen on {host} port {port} ({error.strerror or error}): check --host")
+    listening.set_inheritable(True)
+    return listening
+
+
+def check_services(settings: Settings) -> None:
+    """Open (create or upgrade) the database and reach Redis once before serving; a
+    one-line error naming the file or address and what to do when they fail."""
+    from sternhalma.server.bus import RedisBus
+    from sternhalma.server.store import DatabaseUnavailable, Store
+
+    async def check() -> None:
+        store = Store(settings.database_url)
+        try:
+            await store.open()
+        finally:
+            await store.close()
+        if settings.redis_url is not None:
+            bus = RedisBus(settings.redis_url)
+            await bus.start()
+            await bus.close()
+
+    try:
+        asyncio.run(check())
+    except DatabaseUnavailable as error:
+        fail(error.detail)
+    except SternhalmaError as error:
+        fail(str(error))
 
 
 def check_redis_url(url: str) -> str:

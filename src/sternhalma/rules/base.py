@@ -149,11 +149,19 @@ class Ruleset(ABC):
         return "-".join(self.board.names[hole] for hole in move)
 
     def parse_path(self, text: str) -> Move:
-        """A path of existing holes from move text (``m1-m3-k5``, also with ``x``)."""
+        """A path of existing holes from move text (``m1-m3-k5``; capture moves also
+        ``i7xi9xg11``: ``x`` marks a capture, so the race games refuse it)."""
         cleaned = text.strip().lower()
         if not cleaned:
             raise InvalidMoveTextError("empty move: write the path of holes, like m1-m3-k5")
-        parts = [part.strip() for part in cleaned.replace("x", "-").split("-")]
+        if "x" in cleaned:
+            if self.game != "capture":
+                raise InvalidMoveTextError(
+                    f"{text.strip()!r}: x marks a capture, and {self.id} has none; "
+                    "join the holes with '-'"
+                )
+            cleaned = cleaned.replace("x", "-")
+        parts = [part.strip() for part in cleaned.split("-")]
         if len(parts) < 2:
             raise InvalidMoveTextError(
                 f"{text.strip()!r} is not a move: write at least two holes joined by '-'"

@@ -14,7 +14,6 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import platformdirs
 from fastapi import FastAPI, Request, WebSocket
@@ -23,10 +22,12 @@ from fastapi.staticfiles import StaticFiles
 
 from sternhalma.clock import TimeSource, monotonic_ms
 from sternhalma.errors import SternhalmaError, UnknownVariantError
+from sternhalma.jsontext import JsonTextError, read_json
 from sternhalma.players import LEVELS
 from sternhalma.rules import VARIANTS
 from sternhalma.server.bus import Bus, MemoryBus, RedisBus
 from sternhalma.server.connection import AddressLimits, Connection, Limits, PerAddress
+from sternhalma.server.guard import Guard
 from sternhalma.server.layout import catalogue
 from sternhalma.server.protocol import (
     MAX_BODY,
@@ -66,8 +67,13 @@ class Settings:
     computer_pause: float = 0.6
     web_root: Path = WEB_ROOT
     #: Origins (scheme://host[:port]) besides the server's own whose pages may open a
-    #: table's websocket (e.g. the public address behind a reverse proxy).
+    #: table's websocket (e.g. the public address behind a reverse proxy); their host
+    #: names are names this server answers to (server/guard.py).
     allowed_origins: tuple[str, ...] = ()
+    #: The address the server listens on: a name it answers to as well.
+    host: str = "127.0.0.1"
+    #: Serve the API's description (/openapi.json): for developing only.
+    debug: bool = False
     #: How fast one websocket may send.
     limits: Limits = field(default_factory=Limits)
     #: Connections and new tables one client address may have.
@@ -83,19 +89,6 @@ class Settings:
     sweep: float = 2.0
     #: Seconds after which another process takes over a computer's turn nobody played.
     takeover: float = 10.0
-
-
-#: Sent with every page: nothing may be loaded from another site or run inline.
-SECURITY_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-        "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
-        "frame-ancestors 'none'; form-action 'self'"
-    ),
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-cache",
-}
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -140,7 +133,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             analysis_processes.close()
             await store.close()
 
-    app = FastAPI(title="sternhalma", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app = FastAPI(
+        title="sternhalma",
+        lifespan=lifespan,
+        openapi_url="/openapi.json" if settings.debug else None,
+        docs_url=None,  # its page loads scripts from another site, which the CSP forbids
+        redoc_url=None,
+    )
+    app.add_middleware(Guard, bind=settings.host, origins=settings.allowed_origins)
 
     @app.exception_handler(SternhalmaError)
     async def refused(_request: Request, error: SternhalmaError) -> JSONResponse:
@@ -231,10 +231,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.websocket("/ws/tables/{table_id}")
     async def table_socket(websocket: WebSocket, table_id: str) -> None:
-        if not origin_allowed(websocket, settings.allowed_origins):
-            # Before accepting: the browser sees the handshake refused (HTTP 403).
-            await websocket.close(code=1008)
-            return
         address = address_of(websocket)
         if not per_address.connect(address):
             await websocket.close(code=1008, reason="too many connections from your address")
@@ -271,9 +267,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.websocket("/ws/analysis")
     async def analysis_socket(websocket: WebSocket) -> None:
-        if not origin_allowed(websocket, settings.allowed_origins):
-            await websocket.close(code=1008)
-            return
         address = address_of(websocket)
         if not per_address.connect(address):
             await websocket.close(code=1008, reason="too many connections from your address")
@@ -287,15 +280,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     web = settings.web_root
 
     async def index() -> Response:
-        return FileResponse(web / "index.html", headers=SECURITY_HEADERS)
+        return FileResponse(web / "index.html")
 
     async def rules() -> Response:
         """docs/rules.md as plain text, which every browser shows as it is."""
         if not RULES_TEXT.is_file():
             return Response("the rules are in docs/rules.md of the source", status_code=404)
-        return FileResponse(
-            RULES_TEXT, media_type="text/plain; charset=utf-8", headers=SECURITY_HEADERS
-        )
+        return FileResponse(RULES_TEXT, media_type="text/plain; charset=utf-8")
 
     app.add_api_route("/rules.md", rules, include_in_schema=False)
     # The page routes of the single-page app all serve index.html.
@@ -321,7 +312,7 @@ class BodyTooLarge(ProtocolError):
 async def json_body(request: Request) -> object:
     """The request's JSON body; ProtocolError when it is too large or not JSON."""
     declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_BODY:
+    if declared.isascii() and declared.isdigit() and int(declared[:12]) > MAX_BODY:
         raise BodyTooLarge(f"the request is too large (at most {MAX_BODY} bytes)")
     body = b""
     async for chunk in request.stream():
@@ -329,23 +320,6 @@ async def json_body(request: Request) -> object:
         if len(body) > MAX_BODY:
             raise BodyTooLarge(f"the request is too large (at most {MAX_BODY} bytes)")
     try:
-        return json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-        raise ProtocolError("the request body must be JSON") from None
-
-
-def origin_allowed(websocket: WebSocket, allowed: tuple[str, ...]) -> bool:
-    """Whether the page that opens this websocket is ours (or an allowed one).
-
-    Browsers always send Origin; a page of another site must not play for a
-    visitor's seats. Clients that are not browsers send none and are let in:
-    they can only do what the protocol allows anyway.
-    """
-    origin = websocket.headers.get("origin")
-    if origin is None:
-        return True
-    if origin in allowed:
-        return True
-    parsed = urlsplit(origin)
-    host = websocket.headers.get("host", "")
-    return parsed.scheme in ("http", "https") and parsed.netloc.lower() == host.lower()
+        return read_json(body)
+    except JsonTextError as error:
+        raise ProtocolError(f"the request body must be JSON: {error}") from None

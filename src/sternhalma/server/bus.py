@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from sternhalma.errors import SternhalmaError
+from sternhalma.jsontext import read_json
 
 log = logging.getLogger(__name__)
 
@@ -259,12 +260,12 @@ class RedisBus:
         """Hand another process's message to the observer, then to this process's listeners."""
         if isinstance(channel, bytes):
             channel = channel.decode()
-        if isinstance(data, bytes):
-            data = data.decode()
-        if data.startswith(self._own):  # delivered locally when it was published
-            return
         try:
-            envelope = json.loads(data)
+            if isinstance(data, bytes):
+                data = data.decode()
+            if data.startswith(self._own):  # delivered locally when it was published
+                return
+            envelope = read_json(data)
             origin, message = envelope["o"], envelope["m"]
             before = _envelope(origin)
             if not isinstance(message, dict) or not data.startswith(before):

@@ -143,8 +143,8 @@ class Copies:
         except VersionConflict:
             await self._forget(table)
             raise TableError("stale", "the game moved on; look at the board again") from None
-        except DatabaseUnavailable:
-            log.warning("table %s could not be saved: the database is unreachable", table.id)
+        except DatabaseUnavailable as error:
+            log.warning("table %s could not be saved: %s", table.id, error.detail)
             await self._forget(table)
             raise
         except Exception:

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 from sternhalma.errors import SternhalmaError
@@ -32,14 +32,20 @@ class VersionConflict(SternhalmaError):
 
 
 class DatabaseUnavailable(TableError):
-    """The database cannot be reached (PostgreSQL down or restarting): nothing was
-    changed, and the player is told to try again."""
+    """The database cannot be reached (PostgreSQL down or restarting) or cannot be written
+    (a read-only file, a full disk): nothing was changed. The message is the player's;
+    ``detail`` is the operator's, one line naming the database and what to do."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self, detail: str = "the database cannot be reached", *, saving: bool = False
+    ) -> None:
         super().__init__(
             "unavailable",
-            "the server cannot reach its database just now; nothing changed, try again shortly",
+            "the server cannot save games just now; nothing changed, try again later"
+            if saving
+            else "the server cannot reach its database just now; nothing changed, try again shortly",
         )
+        self.detail = detail
 
 
 P = ParamSpec("P")
@@ -47,21 +53,79 @@ R = TypeVar("R")
 
 
 def reachable(method: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
-    """Turn a lost or refused database connection into DatabaseUnavailable (a readable
-    error for the player) instead of an exception that would close the websocket."""
+    """Turn a lost or refused database connection, or a refused write, into
+    DatabaseUnavailable (a readable error for the player, a line for the operator)
+    instead of an exception that would close the websocket. For the Store's methods:
+    the first argument has the database's ``url``."""
 
     @functools.wraps(method)
     async def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return await method(*args, **kwargs)
         except (OperationalError, InterfaceError, OSError, TimeoutError) as error:
-            raise DatabaseUnavailable() from error
+            raise unavailable(error, getattr(args[0], "url", "")) from error
         except DBAPIError as error:
-            if error.connection_invalidated or _connection_lost(error):
-                raise DatabaseUnavailable() from error
+            if error.connection_invalidated or _connection_lost(error) or _unwritable(error):
+                raise unavailable(error, getattr(args[0], "url", "")) from error
             raise
 
     return guarded
+
+
+def unavailable(error: BaseException, url: str) -> DatabaseUnavailable:
+    """What went wrong with the database at ``url``, and what the operator can do."""
+    where = describe(url)
+    sqlite = url.startswith("sqlite")
+    text = str(getattr(error, "orig", None) or error).lower()
+    code = _sqlstate(error)
+    if "readonly" in text or "read-only" in text or code == READ_ONLY:
+        return DatabaseUnavailable(
+            f"{where} is read-only: make it (and its folder) writable for the user running "
+            "sternhalma, or choose another with --database-url",
+            saving=True,
+        )
+    if "disk is full" in text or "no space left" in text or code == DISK_FULL:
+        return DatabaseUnavailable(
+            f"the disk holding {where} is full: free some space; the games go on once "
+            "it can be written again",
+            saving=True,
+        )
+    if "unable to open database file" in text or (isinstance(error, OSError) and sqlite):
+        return DatabaseUnavailable(
+            f"{where} cannot be opened: check that its folder exists and that the user "
+            "running sternhalma may write there, or choose another with --database-url"
+        )
+    first = text.strip().splitlines()[0][:200] if text.strip() else type(error).__name__
+    return DatabaseUnavailable(
+        f"{where} cannot be reached ({first}): check that it runs and that --database-url is right"
+    )
+
+
+#: PostgreSQL's error codes for a read-only transaction (a standby) and a full disk.
+READ_ONLY = "25006"
+DISK_FULL = "53100"
+
+
+def describe(url: str) -> str:
+    """The database as an operator knows it: the SQLite file, or the URL without password."""
+    if url.startswith("sqlite"):
+        path = url.split(":///", 1)[-1].split("?", 1)[0].removeprefix("file:")
+        return f"the database file {path}"
+    try:
+        return f"the database at {make_url(url).render_as_string(hide_password=True)}"
+    except Exception:
+        return "the database"
+
+
+def _sqlstate(error: BaseException) -> str | None:
+    orig = getattr(error, "orig", None)
+    code = getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
+    return code if isinstance(code, str) else None
+
+
+def _unwritable(error: DBAPIError) -> bool:
+    """Whether PostgreSQL refused a write for want of disk or because it is read-only."""
+    return _sqlstate(error) in (READ_ONLY, DISK_FULL)
 
 
 def _connection_lost(error: DBAPIError) -> bool:

@@ -155,9 +155,9 @@ class Following(Copies):
                 if not table.lock.locked() and not table.dropped:
                     table.thinking = None
                     self._after_change(table)
-        except DatabaseUnavailable:
+        except DatabaseUnavailable as error:
             if not self._unavailable:
-                log.warning("the database is unreachable; the sweep waits for it")
+                log.warning("the sweep waits for the database: %s", error.detail)
             self._unavailable = True
             return
         self._unavailable = False

@@ -9,12 +9,12 @@ what was wrong; the table is never touched by a bad message.
 
 from __future__ import annotations
 
-import json
 import unicodedata
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from sternhalma.errors import SternhalmaError
+from sternhalma.jsontext import JsonTextError, read_json
 
 #: Bumped when a message changes shape incompatibly; sent in "welcome".
 PROTOCOL_VERSION = 2
@@ -156,9 +156,9 @@ def decode(text: str | bytes | None) -> object:
             f"the message is too long ({len(text)} characters; at most {MAX_MESSAGE})"
         )
     try:
-        return json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
-        raise ProtocolError("a message must be JSON") from None
+        return read_json(text)
+    except JsonTextError as error:
+        raise ProtocolError(f"a message must be JSON: {error}") from None
 
 
 def parse_nickname(value: object) -> str:

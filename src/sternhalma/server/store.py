@@ -21,7 +21,6 @@ import asyncio
 import contextlib
 import hashlib
 import hmac
-import json
 import logging
 import secrets
 import time
@@ -34,6 +33,7 @@ from sqlalchemy import create_engine, event, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
+from sternhalma.jsontext import read_json
 from sternhalma.server.database import (
     DatabaseSchemaError,
     DatabaseUnavailable,
@@ -43,6 +43,7 @@ from sternhalma.server.database import (
     reachable,
     sqlite_begin,
     sqlite_connect,
+    unavailable,
 )
 from sternhalma.server.saving import PendingCommit, save_all
 from sternhalma.server.schema import (
@@ -109,8 +110,13 @@ class Store:
     def __init__(self, url: str) -> None:
         self.url = url
         self.sqlite = url.startswith("sqlite")
-        if url.startswith("sqlite+aiosqlite:///") and ":memory:" not in url:
-            Path(url.removeprefix("sqlite+aiosqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        # An SQLite file's folder is made if need be (a file: URI is not a path).
+        path = url.removeprefix("sqlite+aiosqlite:///")
+        if path != url and ":memory:" not in url and not path.startswith("file:"):
+            try:
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise unavailable(error, url) from None
         self.postgres = url.startswith("postgresql")
         options: dict[str, Any] = {}
         if self.postgres:
@@ -147,13 +153,16 @@ class Store:
         """Create or upgrade the schema (Alembic); refuse a database laid out differently.
 
         On PostgreSQL an advisory lock makes processes that start together migrate one
-        after the other (the others then find the schema up to date)."""
+        after the other (the others then find the schema up to date). A write that
+        changes nothing proves the database writable: a read-only file or a full disk
+        is refused here, at start, not at the first move."""
         from sternhalma.server.migrations import upgrade
 
         async with self.writer.begin() as connection:
             if self.postgres:
                 await connection.exec_driver_sql("SELECT pg_advisory_xact_lock(51474)")
             await connection.run_sync(upgrade, self.url)
+            await connection.exec_driver_sql("UPDATE alembic_version SET version_num = version_num")
 
     async def close(self) -> None:
         if self._batcher is not None:
@@ -279,7 +288,7 @@ class Store:
             ).all()
         if len(rows) > limit or (rows and rows[0].version != since + 1):
             return None
-        return [{"v": row.version, "event": json.loads(row.data)} for row in rows]
+        return [{"v": row.version, "event": read_json(row.data)} for row in rows]
 
     @reachable
     async def open_tables(self, limit: int = 50) -> list[StoredTable]:

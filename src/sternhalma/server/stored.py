@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from sternhalma.jsontext import JsonTextError, read_json
+from sternhalma.server.protocol import TableError
 from sternhalma.server.schema import RatingChangeRow, TableRow
 
 
@@ -114,28 +116,36 @@ def columns(table: StoredTable) -> dict[str, Any]:
 
 
 def stored_table(row: TableRow) -> StoredTable:
+    """The table in ``row``; TableError("broken-table") when its JSON cannot be read."""
+    try:
+        return _stored_table(row)
+    except JsonTextError as error:
+        raise TableError("broken-table", f"table {row.id} cannot be restored: {error}") from None
+
+
+def _stored_table(row: TableRow) -> StoredTable:
     clock = None
     if row.clock_control is not None and row.clock_banks is not None:
         clock = StoredClock(
-            row.clock_control, json.loads(row.clock_banks), row.clock_running, row.clock_at or 0
+            row.clock_control, read_json(row.clock_banks), row.clock_running, row.clock_at or 0
         )
     return StoredTable(
         id=row.id,
         variant=row.variant,
-        seats=json.loads(row.seats),
+        seats=read_json(row.seats),
         start=row.start,
-        moves_made=None if row.moves_made is None else json.loads(row.moves_made),
+        moves_made=None if row.moves_made is None else read_json(row.moves_made),
         deadline_rule=row.deadline_rule,
         token_hash=row.token_hash,
         seed=row.seed,
-        actions=json.loads(row.actions),
+        actions=read_json(row.actions),
         version=row.version,
         status=row.status,
         rated=row.rated,
         clock=clock,
-        result=None if row.result is None else json.loads(row.result),
+        result=None if row.result is None else read_json(row.result),
         rematch=row.rematch,
-        rematch_offers=json.loads(row.rematch_offers or "[]"),
+        rematch_offers=read_json(row.rematch_offers or "[]"),
         previous=row.previous,
         created_at=row.created_at,
         updated_at=row.updated_at,

@@ -1,0 +1,225 @@
+"""What the person running the server sees when something outside the program is wrong:
+one line naming the port or the file and what to do, never a traceback."""
+
+from __future__ import annotations
+
+import logging
+import random
+import socket
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import Client, run_apart
+from services import Postgres
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from test_store import moved, new_table
+
+from sternhalma.game import Game
+from sternhalma.server.app import Settings, create_app
+from sternhalma.server.store import DatabaseUnavailable, Store, database_url
+
+
+def serve(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sternhalma", "serve", "--workers", "1", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def test_a_port_in_use_is_one_line_before_anything_is_announced(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = serve("--port", str(port), "--database-url", str(tmp_path / "t.db"))
+    assert done.returncode == 2
+    assert done.stdout == ""  # not "sternhalma is at ..." first
+    assert done.stderr.splitlines() == [
+        f"error: port {port} on 127.0.0.1 is already in use (another sternhalma?): "
+        "stop that program, or choose another port with --port"
+    ]
+
+
+def test_a_read_only_database_is_one_line_at_start(tmp_path: Path) -> None:
+    path = tmp_path / "tables.db"
+    run_apart(open_and_close(database_url(str(path))))
+    done = serve(
+        "--port", str(free_port()), "--database-url", f"sqlite:///file:{path}?mode=ro&uri=true"
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f"error: the database file {path} is read-only: make it (and its folder) writable "
+        "for the user running sternhalma, or choose another with --database-url"
+    ]
+
+
+def test_a_database_that_cannot_be_made_is_one_line_at_start() -> None:
+    done = serve("--port", str(free_port()), "--database-url", "/dev/null/tables.db")
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        "error: the database file /dev/null/tables.db cannot be opened: check that its folder "
+        "exists and that the user running sternhalma may write there, or choose another "
+        "with --database-url"
+    ]
+
+
+async def open_and_close(url: str) -> None:
+    store = Store(url)
+    try:
+        await store.open()
+    finally:
+        await store.close()
+
+
+@contextmanager
+def every_connection(pragma: str) -> Iterator[None]:
+    """Run ``pragma`` on every SQLite connection opened meanwhile (what the disk or the
+    file would refuse, SQLite refuses the same way)."""
+
+    def apply(connection: Any, _record: Any) -> None:
+        if isinstance(connection, sqlite3.Connection) or "sqlite" in type(connection).__module__:
+            cursor = connection.cursor()
+            cursor.execute(pragma)
+            cursor.close()
+
+    event.listen(Engine, "connect", apply)
+    try:
+        yield
+    finally:
+        event.remove(Engine, "connect", apply)
+
+
+def test_a_full_disk_refuses_the_move_says_why_and_loses_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "full.db"
+    url = database_url(str(path))
+
+    async def scenario() -> None:
+        store = Store(url)
+        await store.open()
+        await store.create(new_table("t"))
+        await store.close()
+        with sqlite3.connect(path) as connection:
+            pages = connection.execute("PRAGMA page_count").fetchone()[0]
+        with every_connection(f"PRAGMA max_page_count = {pages}"):
+            store = Store(url)
+            await store.open()  # a write that needs no new page still goes
+            table = await store.load("t")
+            assert table is not None
+            with pytest.raises(DatabaseUnavailable) as refused:
+                for n in range(1, 100):
+                    table = moved(table, ["m3-m5", "e14-e13"][n % 2])
+                    await store.commit(table, {"type": "event", "pad": "x" * 3000}, expected=n - 1)
+            saved = await store.load("t")
+            await store.close()
+        assert saved is not None and saved.version == table.version - 1
+        error = refused.value
+        assert error.code == "unavailable"
+        assert (
+            str(error) == "the server cannot save games just now; nothing changed, try again later"
+        )
+        assert error.detail == (
+            f"the disk holding the database file {path} is full: free some space; "
+            "the games go on once it can be written again"
+        )
+
+    run_apart(scenario())
+
+
+def test_a_read_only_database_is_refused_when_the_store_opens(tmp_path: Path) -> None:
+    path = tmp_path / "ro.db"
+    url = database_url(str(path))
+    run_apart(open_and_close(url))
+    with every_connection("PRAGMA query_only = ON"), pytest.raises(DatabaseUnavailable) as refused:
+        run_apart(open_and_close(url))
+    assert refused.value.detail.startswith(f"the database file {path} is read-only: ")
+
+
+def test_a_read_only_postgresql_is_refused_when_the_store_opens() -> None:
+    server = Postgres()
+    server.start()
+    try:
+        run_apart(open_and_close(server.url))
+        run_apart(set_read_only(server.url, True))
+        with pytest.raises(DatabaseUnavailable) as refused:
+            run_apart(open_and_close(server.url))
+        assert refused.value.detail.startswith("the database at postgresql+asyncpg://")
+        assert refused.value.detail.endswith(
+            " is read-only: make it (and its folder) writable for the user running sternhalma, "
+            "or choose another with --database-url"
+        )
+    finally:
+        server.close()
+
+
+async def set_read_only(url: str, on: bool) -> None:
+    store = Store(url)
+    try:
+        async with store.engine.begin() as connection:
+            name = (await connection.exec_driver_sql("SELECT current_database()")).scalar()
+            await connection.exec_driver_sql(
+                f'ALTER DATABASE "{name}" SET default_transaction_read_only = {"on" if on else "off"}'
+            )
+    finally:
+        await store.close()
+
+
+def test_a_player_is_told_the_server_cannot_save_and_the_log_says_why(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "full.db"
+    settings = Settings(database_url=database_url(str(path)), workers=1, computer_pause=0)
+    people = {
+        "variant": "classic-2",
+        "seats": [{"kind": "person"}, {"kind": "person"}],
+        "deadline_rule": False,  # random moves would break it and end the game early
+    }
+    with Client(create_app(settings)) as client:
+        table = client.post("/api/tables", json=people).json()
+    with sqlite3.connect(path) as connection:
+        pages = connection.execute("PRAGMA page_count").fetchone()[0]
+    caplog.set_level(logging.WARNING)
+    game = Game("classic-2", deadline_rule=False)
+    with (
+        every_connection(f"PRAGMA max_page_count = {pages}"),
+        Client(create_app(settings)) as client,
+        client.websocket_connect(f"/ws/tables/{table['id']}") as ws,
+    ):
+        ws.send_json({"type": "hello", "token": table["token"]})
+        answer, sent, rng = ws.receive_json(), -1, random.Random(1)
+        while answer["type"] != "error" and not game.is_over:
+            played = answer.get("state", {}).get("moves")
+            if played is not None and len(played) > sent:
+                game = Game("classic-2", deadline_rule=False)
+                for move in played:
+                    game.play(move["text"])
+                hops = game.rules.format_move(rng.choice(game.legal_moves())).split("-")
+                ws.send_json({"type": "move", "seat": game.position.turn, "path": hops})
+                sent = len(played)
+            answer = ws.receive_json()
+    assert answer["code"] == "unavailable"
+    assert (
+        answer["message"]
+        == "the server cannot save games just now; nothing changed, try again later"
+    )
+    full = f"the disk holding the database file {path} is full: free some space"
+    assert any(full in record.getMessage() for record in caplog.records)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
