@@ -1,9 +1,11 @@
 """The analysis board's server side: records, legal moves, the puzzle, the streamed
-review over its websocket and the limits that keep reviews from crowding the computer."""
+review over its websocket, and the limits that keep reviews from crowding the computer
+as jobs on its thinking (server/thinking.py)."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,7 +17,9 @@ from sternhalma.analysis import review_game
 from sternhalma.game import Game
 from sternhalma.records import write_record
 from sternhalma.server.app import Settings, create_app
-from sternhalma.server.review import Analyses, Busy, Limits
+from sternhalma.server.computer import Job
+from sternhalma.server.review import Analyses, AnalysisJob, Busy, Limits, start_job
+from sternhalma.server.thinking import Pool, Priority
 
 MOVES = ["m4-m5", "g15-g13", "m5-m4"]
 
@@ -103,34 +107,73 @@ def test_a_position_analysis_and_bad_messages(client: TestClient) -> None:
 
 
 class Held:
-    """Workers whose jobs finish only when the test lets them."""
+    """A computer's thinking whose jobs finish only when the test lets them; a job's
+    answer is its arguments."""
 
     def __init__(self) -> None:
         self.release = asyncio.Event()
-        self.started = 0
+        self.jobs: list[tuple[AnalysisJob, Priority]] = []
 
-    async def run(self, function: Any, *args: Any) -> Any:
-        self.started += 1
+    async def think(self, job: AnalysisJob, priority: Priority, key: str) -> str:
+        self.jobs.append((job, priority))
         await self.release.wait()
-        return function(*args)
+        return json.dumps(job.args)
 
 
 def test_reviews_have_their_own_limits() -> None:
     async def scenario() -> None:
-        workers = Held()
-        analyses = Analyses(workers, Limits(reviews=1, waiting=1))  # type: ignore[arg-type]
-        running = asyncio.create_task(analyses.think(len, "abc"))
-        waiting = asyncio.create_task(analyses.think(len, "ab"))
+        thinking = Held()
+        analyses = Analyses(thinking, Limits(reviews=1, waiting=1))  # type: ignore[arg-type]
+        running = asyncio.create_task(analyses.think("move", "abc", 1))
+        waiting = asyncio.create_task(analyses.think("move", "abc", 2))
         await asyncio.sleep(0)
         await asyncio.sleep(0)
-        assert workers.started == 1  # one place: the second waits
+        assert len(thinking.jobs) == 1  # one place: the second waits
         with pytest.raises(Busy):
-            await analyses.think(len, "a")
-        workers.release.set()
-        assert await running == 3 and await waiting == 2
-        assert workers.started == 2
+            await analyses.think("move", "abc", 3)
+        thinking.release.set()
+        assert await running == ["abc", 1] and await waiting == ["abc", 2]
+        assert thinking.jobs == [
+            (AnalysisJob("move", ("abc", 1)), Priority.ANALYSIS),
+            (AnalysisJob("move", ("abc", 2)), Priority.ANALYSIS),
+        ]
 
     run_apart(scenario())
+
+
+def test_a_cancelled_analysis_leaves_the_line_and_gives_its_place_back() -> None:
+    """The page moved on while its analysis waited behind a long hint: the job leaves
+    the thinking's line, and the next analysis gets the one place and its answer."""
+    long_hint = Job("classic-2", None, None, (), True, "hard", 7, 600.0)
+
+    async def until(condition: Any) -> None:
+        for _ in range(1000):
+            if condition():
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError("the thinking did not get there")
+
+    async def scenario() -> Any:
+        pool = Pool(1)
+        await pool.start()
+        analyses = Analyses(pool, Limits(reviews=1, waiting=1))
+        try:
+            hint = asyncio.create_task(pool.think(long_hint, Priority.HINT, "h"))
+            await until(lambda: pool.busy == 1)
+            moved_on = asyncio.create_task(analyses.think("start", record()))
+            await until(lambda: len(pool.waiting) == 1)
+            moved_on.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await moved_on
+            assert not pool.waiting
+            hint.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await hint
+            return await asyncio.wait_for(analyses.think("start", record()), 60)
+        finally:
+            await pool.close()
+
+    assert run_apart(scenario()) == json.loads(json.dumps(start_job(record())))
 
 
 def test_the_pages_are_served(client: TestClient) -> None:

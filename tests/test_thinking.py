@@ -1,4 +1,5 @@
-"""The computer's thinking (server/thinking.py): the in-process pool and the job queue.
+"""The computer's thinking (server/thinking.py): the in-process pool and the job queue,
+for computer moves, hints and analyses.
 
 The pool's thinking processes and ``sternhalma worker`` are real processes; the
 queue runs on a redis-server started by tests/services.py. A "long" job is Hard
@@ -9,6 +10,7 @@ nothing here measures time, waits have limits so a missing answer fails.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 from pathlib import Path
@@ -20,7 +22,10 @@ from helpers import run_apart
 from services import Redis, Worker
 
 from sternhalma.game import Game
+from sternhalma.notation import position_to_dict
+from sternhalma.records import write_record
 from sternhalma.server.computer import Job
+from sternhalma.server.review import AnalysisJob, analyse_job, start_job
 from sternhalma.server.thinking import (
     HINT_QUEUE,
     MOVE_QUEUE,
@@ -38,6 +43,18 @@ def job(level: str = "easy", budget: float | None = None, moves: tuple[str, ...]
 
 
 LONG = job("hard", budget=600.0)
+
+
+def after(*moves: str) -> Game:
+    game = Game("classic-2")
+    for move in moves:
+        game.play(move)
+    return game
+
+
+def as_json(data: object) -> object:
+    """``data`` as it comes back through JSON text."""
+    return json.loads(json.dumps(data))
 
 
 def legal(text: str, moves: tuple[str, ...] = ()) -> bool:
@@ -66,6 +83,23 @@ def test_the_pool_answers_a_legal_move() -> None:
             await pool.close()
 
     assert legal(run_apart(scenario()), ("l4-l5",))
+
+
+def test_an_analysis_job_answers_what_the_library_computes() -> None:
+    position = position_to_dict(after("l4-l5").position)
+
+    async def scenario() -> str:
+        pool = Pool(1)
+        await pool.start()
+        try:
+            work = AnalysisJob("analyse", (position,))
+            return await pool.think(work, Priority.ANALYSIS, "a:1")
+        finally:
+            await pool.close()
+
+    answer = json.loads(run_apart(scenario()))
+    assert answer == as_json(analyse_job(position))
+    assert answer["turn"] == "black" and answer["best"]["path"][0] in position["marbles"]["black"]
 
 
 def test_a_computer_move_comes_before_hints_and_takes_a_process_from_one() -> None:
@@ -97,6 +131,40 @@ def test_a_computer_move_comes_before_hints_and_takes_a_process_from_one() -> No
             await pool.close()
 
     assert run_apart(scenario()) == ["move", "other hint"]
+
+
+def test_a_waiting_analysis_comes_after_a_computer_move_and_a_hint() -> None:
+    """One thinking process, busy with a long hint; an analysis waits; a computer move
+    asks and takes the process; then the hint runs again before the analysis."""
+
+    async def scenario() -> tuple[list[str], Priority]:
+        pool = Pool(1)
+        await pool.start()
+        done: list[str] = []
+
+        async def ask(name: str, what: Job | AnalysisJob, priority: Priority) -> None:
+            await pool.think(what, priority, name)
+            done.append(name)
+
+        try:
+            long_hint = asyncio.create_task(ask("long hint", LONG, Priority.HINT))
+            await started(pool)
+            start = AnalysisJob("start", (write_record(after()),))
+            analysis = asyncio.create_task(ask("analysis", start, Priority.ANALYSIS))
+            await asyncio.sleep(0.1)
+            await asyncio.wait_for(ask("move", job(), Priority.MOVE), 60)
+            await started(pool)
+            after_move = next(iter(pool.running.values())).priority
+            assert not long_hint.done() and not analysis.done()
+            long_hint.cancel()
+            await asyncio.wait_for(analysis, 60)
+            return done, after_move
+        finally:
+            await pool.close()
+
+    done, after_move = run_apart(scenario())
+    assert done == ["move", "analysis"]
+    assert after_move == Priority.HINT
 
 
 def test_a_cancelled_job_is_given_up_and_its_process_serves_the_next() -> None:
@@ -183,19 +251,22 @@ def thinking_processes(parent: int) -> list[int]:
     ]
 
 
-def test_a_worker_process_answers_moves_and_gives_up_cancelled_hints(
+def test_a_worker_process_answers_moves_and_analyses_and_gives_up_cancelled_hints(
     redis: Redis, tmp_path: Path
 ) -> None:
     worker = Worker(redis.url, tmp_path / "worker.log")
     worker.start()
+    record = write_record(after("m4-m5", "g15-g13"))
 
-    async def scenario() -> tuple[str, str]:
+    async def scenario() -> tuple[str, str, str]:
         queue = Queue(redis.url, timeout=30)
         await queue.start()
         try:
             first = await asyncio.wait_for(
                 queue.think(job(moves=("l4-l5",)), Priority.MOVE, "t1:1"), 60
             )
+            start = AnalysisJob("start", (record,))
+            analysis = await asyncio.wait_for(queue.think(start, Priority.ANALYSIS, "a1"), 60)
             # A long hint occupies the worker's one process; cancelling it frees it.
             hint = asyncio.create_task(queue.think(LONG, Priority.HINT, "t1:hint"))
             queued = queue.handle("t1:hint:1", HINT_QUEUE)
@@ -204,15 +275,16 @@ def test_a_worker_process_answers_moves_and_gives_up_cancelled_hints(
             with pytest.raises(asyncio.CancelledError):
                 await hint
             second = await asyncio.wait_for(queue.think(job(), Priority.MOVE, "t2:1"), 60)
-            return first, second
+            return first, analysis, second
         finally:
             await queue.close()
 
     try:
-        first, second = run_apart(scenario())
+        first, analysis, second = run_apart(scenario())
     finally:
         code = worker.stop()
     assert legal(first, ("l4-l5",)) and legal(second)
+    assert json.loads(analysis) == as_json(start_job(record))
     assert code == 0, (tmp_path / "worker.log").read_text()[-2000:]
 
 

@@ -17,7 +17,7 @@ from sternhalma.cli.serve import check_redis_url
     default="redis://127.0.0.1:6379/0",
     show_default=True,
     envvar="STERNHALMA_REDIS_URL",
-    help="The Redis the servers send computer moves and hints to. "
+    help="The Redis the servers send computer moves, hints and analyses to. "
     "Environment: STERNHALMA_REDIS_URL.",
 )
 @click.option(
@@ -33,7 +33,7 @@ from sternhalma.cli.serve import check_redis_url
     help="Fix Hard's search at this many nodes a move (benchmarks: the same work on any machine).",
 )
 def worker(redis_url: str, processes: int | None, nodes: int | None) -> None:
-    """Think for the computer seats and hints of every server on this Redis.
+    """Think for the computer seats, hints and analyses of every server on this Redis.
 
     Start as many as the load needs, on any machines (docs/deploy.md); Ctrl+C or
     SIGTERM stops one, and the jobs it had are sent to another.

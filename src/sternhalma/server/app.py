@@ -37,7 +37,7 @@ from sternhalma.server.protocol import (
     error_message,
     parse_nickname,
 )
-from sternhalma.server.review import Analyses, Processes, crossing_moves, legal_moves, record_plies
+from sternhalma.server.review import Analyses, crossing_moves, legal_moves, record_plies
 from sternhalma.server.store import DatabaseUnavailable, Store, database_url
 from sternhalma.server.tables import Tables
 from sternhalma.server.thinking import Pool, Queue, Thinking
@@ -58,7 +58,7 @@ class Settings:
     database_url: str = field(default_factory=default_database_url)
     #: Processes for the computer's thinking in this process (without Redis).
     workers: int = field(default_factory=lambda: max(1, min(4, (os.cpu_count() or 2) - 1)))
-    #: Seconds a computer move or hint may think before it is tried again elsewhere.
+    #: Seconds a computer move, hint or analysis may think before it is tried again elsewhere.
     think_timeout: float = 10.0
     #: Fix Hard's search at this many nodes a move, as ``sternhalma worker --nodes``
     #: (tests and benchmarks: the same work whatever the machine's load).
@@ -109,8 +109,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             else Pool(settings.workers, timeout=settings.think_timeout, nodes=settings.think_nodes)
         )
         await thinking.start()
-        analysis_processes = Processes(settings.workers)
-        app.state.analyses = Analyses(analysis_processes)
+        app.state.analyses = Analyses(thinking)
         app.state.tables = Tables(
             store,
             thinking,
@@ -130,7 +129,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if isinstance(bus, RedisBus):
                 await bus.close()
             await thinking.close()
-            analysis_processes.close()
             await store.close()
 
     app = FastAPI(

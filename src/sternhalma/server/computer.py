@@ -1,8 +1,10 @@
 """The computer's thinking, run in thinking processes (never on the event loop).
 
-A job is plain data (variant id, start position, moves so far, level, seed,
-seconds to think), so it pickles cheaply; the thinking process rebuilds the
-referee by replaying the moves and asks the player for its move.
+A job is plain data that answers itself with text (``Work``): a computer move or
+hint (``Job``: variant id, start position, moves so far, level, seed, seconds to
+think; the thinking process rebuilds the referee by replaying the moves and asks
+the player for its move), or an analysis (server/review.py ``AnalysisJob``: the
+work's name and its arguments, answered with JSON text). It pickles cheaply.
 
 A ``Slot`` is one such process, spawned once and reused job after job. A job
 is stopped without losing the process: SIGUSR1 makes the process give up the
@@ -22,7 +24,7 @@ import threading
 import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, Protocol
 
 from sternhalma.game import Game
 from sternhalma.notation import position_from_json
@@ -32,8 +34,17 @@ from sternhalma.players import HardPlayer, Player, make_player
 GIVE_UP = 2.0
 
 
+class Work(Protocol):
+    """What a thinking process runs: plain data (pickled to the process, or through
+    the job queue) that computes its answer as text."""
+
+    def answer(self, nodes: int | None) -> str: ...
+
+
 @dataclass(frozen=True)
 class Job:
+    """A computer move or hint."""
+
     variant: str
     start: str | None
     moves_made: tuple[int, ...] | None
@@ -43,6 +54,9 @@ class Job:
     seed: int
     #: Seconds the player may think (None: its own default); set from a running clock.
     budget: float | None = None
+
+    def answer(self, nodes: int | None) -> str:
+        return choose(self, nodes)
 
 
 def rebuild(job: Job) -> Game:
@@ -101,7 +115,7 @@ def _give_up(_signal: int, _frame: object) -> None:
 
 
 def slot_main(conn: Connection, parent: int, nodes: int | None, given_up: Any) -> None:
-    """A thinking process: answer each numbered job with ("done", move text),
+    """A thinking process: answer each numbered job with ("done", its answer),
     ("gave-up", None) or ("error", message), one answer per job."""
     global _given_up
     _given_up = given_up
@@ -119,7 +133,7 @@ def slot_main(conn: Connection, parent: int, nodes: int | None, given_up: Any) -
             _current[0] = number
             if given_up.value >= number:
                 raise GiveUp
-            text = choose(job, nodes)
+            text = job.answer(nodes)
             _current[0] = 0
             reply = ("done", text)
         except GiveUp:
@@ -168,7 +182,7 @@ class Slot:
         if kind != "ready":  # pragma: no cover - slot_main says "ready" first
             raise SlotLost(f"unexpected first answer {kind!r}")
 
-    async def run(self, job: Job) -> tuple[str, str | None]:
+    async def run(self, job: Work) -> tuple[str, str | None]:
         """The process's answer to ``job``. Cancelled: the process gives the job up (or is
         killed when it does not within GIVE_UP seconds) before this returns."""
         self.number += 1

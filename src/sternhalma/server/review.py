@@ -2,11 +2,12 @@
 
 Fast answers (a record read into its positions, the legal moves of a
 position) are computed at once. The computer's work (moves to go, best move,
-a whole review) runs in the computer's worker processes through ``think``,
-the one function that would move onto a job tier, with its own limits: one
-review at a time per connection, at most ``Limits.reviews`` running at once
-and ``Limits.waiting`` waiting; beyond that the request is refused, so a
-crowd of reviews never starves the computer players.
+one move of a review) is an ``AnalysisJob`` for the computer's thinking
+(server/thinking.py: the server's pool, or ``sternhalma worker`` on Redis),
+below computer moves and hints, through ``Analyses.think`` with its own
+limits: one review at a time per connection, at most ``Limits.reviews``
+running at once and ``Limits.waiting`` waiting; beyond that the request is
+refused, so a crowd of reviews never crowds out the computer players.
 
 A review streams: the browser opens ``/ws/analysis``, sends the record, and
 gets each move's verdict as soon as it is judged (that is the progress).
@@ -17,10 +18,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import multiprocessing
-import os
+import uuid
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,8 +40,8 @@ from sternhalma.game import Game
 from sternhalma.notation import position_from_dict, position_to_dict
 from sternhalma.position import Position
 from sternhalma.records import read_record
-from sternhalma.server.computer import watch_parent
 from sternhalma.server.protocol import MAX_BODY, ProtocolError, error_message
+from sternhalma.server.thinking import Priority, Thinking, ThinkingFailed
 from sternhalma.solo import crossing_rules
 
 
@@ -58,7 +57,7 @@ class Busy(SternhalmaError):
     """Too many analyses at once: try again in a moment."""
 
 
-# -- worker side: plain data in, plain data out -----------------------------------------
+# -- in a thinking process: plain data in, plain data out ----------------------------------
 def record_game(text: str) -> Game:
     """The game of a record (checked by the referee); a race game."""
     game = read_record(text).game
@@ -72,12 +71,12 @@ def game_at(position: Position) -> Game:
 
 
 def analyse_job(position: object) -> dict[str, Any]:
-    """Moves to go, best move and race of a position (runs in a worker)."""
+    """Moves to go, best move and race of a position."""
     return analyse_position(game_at(position_from_dict(position))).as_dict()
 
 
 def start_job(text: str) -> dict[str, Any]:
-    """Moves to go and race at a record's start (runs in a worker)."""
+    """Moves to go and race at a record's start."""
     game = record_game(text)
     rules = race_rules(game.rules)
     counts = [to_go(rules, s, own) for s, own in enumerate(game.start.marbles)]
@@ -88,10 +87,31 @@ def start_job(text: str) -> dict[str, Any]:
 
 
 def move_job(text: str, number: int) -> dict[str, Any]:
-    """The review of move ``number`` (from 1) of a record (runs in a worker)."""
+    """The review of move ``number`` (from 1) of a record."""
     game = record_game(text)
     before, move = list(replay(game))[number - 1]
     return review_move(before, move).as_dict(race_rules(game.rules))
+
+
+#: The analysis work a job may name.
+WORK: dict[str, Callable[..., dict[str, Any]]] = {
+    "analyse": analyse_job,
+    "start": start_job,
+    "move": move_job,
+}
+
+
+@dataclass(frozen=True)
+class AnalysisJob:
+    """An analysis for the computer's thinking: the name of its work in ``WORK`` and
+    the arguments (plain data, checked on the server before the job is made)."""
+
+    work: str
+    args: tuple[Any, ...]
+
+    def answer(self, nodes: int | None) -> str:
+        """The work's result as JSON text (``nodes`` is for computer moves only)."""
+        return json.dumps(WORK[self.work](*self.args))
 
 
 # -- fast answers on the server ------------------------------------------------------------
@@ -159,38 +179,18 @@ def crossing_moves(white: object) -> dict[str, Any]:
     }
 
 
-class Processes:
-    """The processes analyses run in, apart from the computer players' thinking (which
-    schedules move jobs only)."""
-
-    def __init__(self, size: int) -> None:
-        # "spawn": the processes must not inherit the event loop's threads and sockets.
-        self.pool = ProcessPoolExecutor(
-            size,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=watch_parent,
-            initargs=(os.getpid(),),
-        )
-
-    async def run(self, function: Callable[..., Any], *args: Any) -> Any:
-        """``function(*args)`` in a process (a module-level function, plain data)."""
-        return await asyncio.get_running_loop().run_in_executor(self.pool, function, *args)
-
-    def close(self) -> None:
-        self.pool.shutdown(wait=False, cancel_futures=True)
-
-
 class Analyses:
-    """The server's analyses: the processes they share and their limits."""
+    """The server's analyses: their limits on the computer's thinking."""
 
-    def __init__(self, workers: Processes, limits: Limits | None = None) -> None:
-        self.workers = workers
+    def __init__(self, thinking: Thinking, limits: Limits | None = None) -> None:
+        self.thinking = thinking
         self.limits = limits or Limits()
         self.running = asyncio.Semaphore(self.limits.reviews)
         self.waiting = 0
 
-    async def think(self, job: Callable[..., Any], *args: Any) -> Any:
-        """Run ``job(*args)`` in a process once a place is free; Busy when too many wait."""
+    async def think(self, work: str, *args: Any) -> Any:
+        """The result of ``WORK[work](*args)``, run as a job once a place is free; Busy
+        when too many wait. Cancelling the call cancels the job."""
         if self.waiting >= self.limits.waiting:
             raise Busy("the computer is busy with other reviews; try again in a moment")
         self.waiting += 1
@@ -199,9 +199,11 @@ class Analyses:
         finally:
             self.waiting -= 1
         try:
-            return await self.workers.run(job, *args)
+            key = f"analysis:{work}:{uuid.uuid4().hex}"
+            answer = await self.thinking.think(AnalysisJob(work, args), Priority.ANALYSIS, key)
         finally:
             self.running.release()
+        return json.loads(answer)
 
     async def serve(self, websocket: WebSocket) -> None:
         """One browser's analysis connection: position analyses and at most one review.
@@ -222,10 +224,10 @@ class Analyses:
                 game = record_game(text)
                 total = len(game.moves)
                 await send({"type": "review-start", "total": total})
-                start = await self.think(start_job, text)
+                start = await self.think("start", text)
                 await send({"type": "review-position", "number": 0, **start})
                 for number in range(1, total + 1):
-                    judged = await self.think(move_job, text, number)
+                    judged = await self.think("move", text, number)
                     await send({"type": "review-move", "done": number, "total": total, **judged})
                 await send(
                     {
@@ -233,14 +235,15 @@ class Analyses:
                         "thresholds": {"inaccuracy": INACCURACY, "mistake": MISTAKE},
                     }
                 )
-            except SternhalmaError as error:
+            except (SternhalmaError, ThinkingFailed) as error:
                 await send({"type": "error", **error_message(error)})
 
         async def run_analysis(position: object, ident: object) -> None:
             try:
-                result = await self.think(analyse_job, position)
+                race_rules(game_at(position_from_dict(position)).rules)  # bad input: said now
+                result = await self.think("analyse", position)
                 await send({"type": "analysis", "id": ident, **result})
-            except SternhalmaError as error:
+            except (SternhalmaError, ThinkingFailed) as error:
                 await send({"type": "error", **error_message(error)})
 
         try:

@@ -1,17 +1,19 @@
 """Where the computer thinks: one interface, two places (docs/deploy.md "Thinking").
 
-``Thinking.think(job, priority, key)`` returns the move text for a job. Cancelling
+``Thinking.think(job, priority, key)`` returns a job's answer: the move text of a
+computer move or hint, the JSON text of an analysis (server/review.py). Cancelling
 the call cancels the job: dropped before it starts, given up if it has started.
-The server cancels a job when its table moves on or a hint's asker leaves.
+The server cancels a job when its table moves on, a hint's asker leaves, or an
+analysis's page moves on or closes.
 
 - ``Pool``: thinking processes of this process (``make run``, and inside
-  ``sternhalma worker``). Jobs wait in priority order (every computer move before
-  any hint); a computer move that finds every process busy takes one from a hint,
-  which waits again. A process that dies, or runs past ``timeout``, is replaced and
-  the job tried once more.
+  ``sternhalma worker``). Jobs wait in priority order (computer moves, then hints,
+  then analyses); a computer move that finds every process busy takes one from an
+  analysis or a hint, which waits again. A process that dies, or runs past
+  ``timeout``, is replaced and the job tried once more.
 - ``Queue``: the arq job queue on Redis (``sternhalma serve --redis-url``), served
-  by ``sternhalma worker`` on any machine. Computer moves and hints have a queue
-  each, so a free worker always takes a move first; a job that ran past
+  by ``sternhalma worker`` on any machine. Each priority has a queue, so a free
+  worker always takes a move first; a job that ran past
   ``timeout`` (its worker was killed) is sent again under a new id and the first
   one aborted. Who plays the answer is decided by the table's versioned commit,
   so a move computed twice is still played once.
@@ -38,7 +40,7 @@ from arq.jobs import Job as QueuedJob
 from arq.jobs import JobStatus
 from redis.exceptions import RedisError
 
-from sternhalma.server.computer import Job, Slot, SlotLost
+from sternhalma.server.computer import Slot, SlotLost, Work
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -46,6 +48,7 @@ T = TypeVar("T")
 #: The queues of the arq job queue, by priority.
 MOVE_QUEUE = "sternhalma:moves"
 HINT_QUEUE = "sternhalma:hints"
+ANALYSIS_QUEUE = "sternhalma:analyses"
 #: The worker function's name in the queue.
 THINK = "think"
 #: Seconds between two looks at a queued job's state.
@@ -57,10 +60,16 @@ TRIES = 2
 
 
 class Priority(IntEnum):
-    """Lower first: the computer's move for the seat to move before any hint."""
+    """Lower first: the computer's move for the seat to move before any hint, and a
+    hint (a player waits for it) before any analysis."""
 
     MOVE = 0
     HINT = 1
+    ANALYSIS = 2
+
+
+#: The queue of each priority.
+QUEUES = {Priority.MOVE: MOVE_QUEUE, Priority.HINT: HINT_QUEUE, Priority.ANALYSIS: ANALYSIS_QUEUE}
 
 
 class ThinkingFailed(Exception):
@@ -83,8 +92,8 @@ class Thinking(ABC):
         """Stop; jobs still waiting are cancelled."""
 
     @abstractmethod
-    async def think(self, job: Job, priority: Priority, key: str) -> str:
-        """The move text for ``job``. ``key`` names the job (table, version, kind) so
+    async def think(self, job: Work, priority: Priority, key: str) -> str:
+        """The answer to ``job``. ``key`` names the job (table, version, kind) so
         that processes asking for the same job share it."""
 
 
@@ -119,7 +128,7 @@ class Pool(Thinking):
         self._seq = itertools.count()
         self._spawning: set[asyncio.Task[None]] = set()
         self._closed = False
-        #: Jobs given up while they ran: cancelled, or a hint that a move took over.
+        #: Jobs given up while they ran: cancelled, or one a computer move took over.
         self.given_up = 0
 
     async def start(self) -> None:
@@ -142,7 +151,7 @@ class Pool(Thinking):
         """Jobs running now."""
         return len(self.running)
 
-    async def think(self, job: Job, priority: Priority, key: str) -> str:
+    async def think(self, job: Work, priority: Priority, key: str) -> str:
         seq = next(self._seq)
         failures = 0
         while True:
@@ -172,7 +181,7 @@ class Pool(Thinking):
                 return value
             if kind == "gave-up" and running.preempted:
                 self.given_up += 1
-                continue  # a computer move took the process: wait again, first among hints
+                continue  # a computer move took the process: wait again, first of its kind
             raise ThinkingFailed(value or "the thinking process gave the job up")
 
     async def _acquire(self, priority: int, seq: int) -> Slot:
@@ -202,10 +211,12 @@ class Pool(Thinking):
                 ticket.slot.set_result(self.free.pop())
 
     def _preempt(self) -> None:
-        """Computer moves waiting with every process busy take processes from hints."""
+        """Computer moves waiting with every process busy take processes from analyses,
+        then from hints."""
         moves = sum(1 for t in self.waiting if t.priority == Priority.MOVE and not t.slot.done())
         taking = sum(1 for r in self.running.values() if r.preempted)
-        for slot, running in self.running.items():
+        lowest_first = sorted(self.running.items(), key=lambda item: -item[1].priority)
+        for slot, running in lowest_first:
             if moves <= taking:
                 return
             if running.priority > Priority.MOVE and not running.preempted:
@@ -255,9 +266,9 @@ class Queue(Thinking):
         if self.redis is not None:
             await self.redis.aclose()
 
-    async def think(self, job: Job, priority: Priority, key: str) -> str:
+    async def think(self, job: Work, priority: Priority, key: str) -> str:
         assert self.redis is not None, "start() first"
-        queue = MOVE_QUEUE if priority == Priority.MOVE else HINT_QUEUE
+        queue = QUEUES[priority]
         first = datetime.now(UTC)
         asked = asyncio.get_running_loop().time()
         for attempt in range(1, TRIES + 1):

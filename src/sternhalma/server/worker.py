@@ -1,11 +1,12 @@
 """``sternhalma worker``: thinking processes that serve the job queue on Redis.
 
 One worker process runs ``processes`` thinking processes (a ``Pool``, as the
-server does without Redis) and two arq consumers sharing them: one takes
-computer moves, one hints. Each takes at most as many jobs as there are
-thinking processes, and a move that finds them all busy takes one from a hint,
-so a move never waits behind hints. An aborted job is dropped before it starts
-or given up while it runs. Jobs and results are pickled: Redis must be private
+server does without Redis) and three arq consumers sharing them: one takes
+computer moves, one hints, one analyses. Each takes at most as many jobs as
+there are thinking processes; the pool runs them in that order, and a move
+that finds every process busy takes one from an analysis or a hint, so a move
+never waits behind them. An aborted job is dropped before it starts or given
+up while it runs. Jobs and results are pickled: Redis must be private
 to the servers and workers (docs/deploy.md).
 """
 
@@ -21,8 +22,8 @@ from arq.connections import RedisSettings
 from arq.worker import Worker, func
 from redis.exceptions import RedisError
 
-from sternhalma.server.computer import Job
-from sternhalma.server.thinking import HINT_QUEUE, MOVE_QUEUE, POLL, THINK, Pool, Priority
+from sternhalma.server.computer import Work
+from sternhalma.server.thinking import POLL, QUEUES, THINK, Pool, Priority
 
 log = logging.getLogger(__name__)
 
@@ -40,9 +41,11 @@ async def run_worker(redis_url: str, processes: int, *, nodes: int | None = None
 
     settings = RedisSettings.from_dsn(redis_url)
     consumers = []
-    for queue, priority in ((MOVE_QUEUE, Priority.MOVE), (HINT_QUEUE, Priority.HINT)):
+    for priority, queue in QUEUES.items():
 
-        async def think_at(context: dict[str, Any], job: Job, priority: Priority = priority) -> str:
+        async def think_at(
+            context: dict[str, Any], job: Work, priority: Priority = priority
+        ) -> str:
             return await pool.think(job, priority, key=str(context.get("job_id")))
 
         consumers.append(
