@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from sternhalma import benchmark
+from sternhalma import benchmark, core
 from sternhalma.errors import SternhalmaError
 from sternhalma.notation import position_from_json
 from sternhalma.rules import VARIANTS
@@ -54,19 +54,27 @@ def moves(position_text: str, as_json: bool) -> None:
 )
 @click.option("--seconds", default=1.0, show_default=True, help="Time per measurement.")
 def bench(variants: tuple[str, ...], seconds: float) -> None:
-    """Legal-move generation and apply speed on seeded mid-game positions."""
+    """Legal-move generation and apply speed on seeded mid-game positions.
+
+    positions/s is the Python engine's move lists a second; "core lists/s" the
+    compiled core's on the same positions in the same run, and the ratio of the two.
+    """
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title="sternhalma engine speed (one process)")
-    for column in ("variant", "positions/s", "moves/s", "moves/position", "apply/s"):
+    table = Table(title=f"sternhalma engine speed (one process; core: {core.NAME})")
+    columns = ("variant", "positions/s", "moves/s", "moves/position", "apply/s")
+    for column in (*columns, "core lists/s", "core ratio"):
         table.add_column(column, justify="right" if column != "variant" else "left")
     for figures in benchmark.run(variants, seconds):
+        fast, ratio = figures.core_positions_per_second, figures.core_ratio
         table.add_row(
             figures.variant,
             f"{figures.positions_per_second:,.0f}",
             f"{figures.moves_per_second:,.0f}",
             f"{figures.moves / figures.positions:.1f}",
             f"{figures.applies_per_second:,.0f}",
+            "-" if fast is None else f"{fast:,.0f}",
+            "-" if ratio is None else f"{ratio:.1f}×",
         )
     Console().print(table)
