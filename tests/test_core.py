@@ -17,6 +17,9 @@ from collections.abc import Iterator
 import pytest
 
 from sternhalma import core
+from sternhalma.benchmark import sample_positions
+from sternhalma.players.race import RaceSearch
+from sternhalma.players.search import Limits
 from sternhalma.position import Position
 from sternhalma.rules import VARIANTS
 from sternhalma.rules.race import RaceRules
@@ -127,3 +130,26 @@ def test_bad_bitboards_get_clear_errors() -> None:
         native.moves(("white", marbles[1]), 0)
     with pytest.raises(ValueError, match="does not start on a marble"):
         native.apply(marbles, 0, 60, 61)
+
+
+@compiled
+@pytest.mark.parametrize(
+    "variant", ["classic-2", "classic-3", "classic-6", "longjump-2", "pairs-4", "halma-2"]
+)
+def test_hards_search_chooses_the_same_move_on_either_core(variant: str) -> None:
+    # A fixed node allowance: the compiled core only lists the moves faster, so the
+    # search visits the same nodes and chooses the same move.
+    rules = VARIANTS[variant]
+    assert isinstance(rules, RaceRules)
+    for position in sample_positions(rules, 6, seed=3):
+        options = rules.legal_moves(position)
+        if not options:
+            continue
+        chosen = []
+        for compiled_core in (False, True):
+            limits = Limits.of(2_000, None)
+            search = RaceSearch(
+                rules, position.turn, range(rules.players), limits, compiled=compiled_core
+            )
+            chosen.append((search.choose(position, options), search.mode, limits.used))
+        assert chosen[0] == chosen[1]

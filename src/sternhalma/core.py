@@ -92,6 +92,7 @@ def race_core(rules: RaceRules) -> RaceCore:
     return native_race_core(rules)
 
 
+@cache
 def native_race_core(rules: RaceRules) -> RaceCore:
     """The compiled core for ``rules`` (RuntimeError when it was not built or is switched off)."""
     if _NATIVE is None:

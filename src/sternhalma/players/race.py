@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 
+from sternhalma import core
 from sternhalma.boards.base import bits
 from sternhalma.players.evaluate import DEFAULT_WEIGHTS, RaceWeights, race_evaluation
 from sternhalma.players.rows import row_table
@@ -72,8 +73,11 @@ class RaceSearch:
         weights: RaceWeights = DEFAULT_WEIGHTS,
         rivalry: bool = True,
         likely: int = 0,
+        compiled: bool = core.COMPILED,
     ) -> None:
+        """``compiled``: list moves with the compiled core (the same moves, faster)."""
         self.rules = rules
+        self.native = core.native_race_core(rules) if compiled else None
         self.me = seat
         self.rivals = tuple(s for s in in_play if s != seat)
         self.limits = limits
@@ -146,6 +150,15 @@ class RaceSearch:
         can reach, never landing twice on a hole; a marble in its goal lands
         only in the goal; no move ends in another point.
         """
+        if self.native is not None:
+            cost = self.costs[seat]
+            ends = self.native.moves(marbles, seat)
+            found = [
+                ((cost[start] - cost[end] + _BIAS) << 18) | (start << 9) | end
+                for start, end in zip(ends[::2], ends[1::2], strict=True)
+            ]
+            found.sort(reverse=True)
+            return found
         occupied = 0
         for board in marbles:
             occupied |= board
