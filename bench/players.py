@@ -214,7 +214,9 @@ def nodes(args: argparse.Namespace) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("scenarios", nargs="*", choices=[*SCENARIOS, "think", "nodes", []], default=[])
+    parser.add_argument(
+        "scenarios", nargs="*", choices=[*SCENARIOS, "think", "nodes", []], default=[]
+    )
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1)
