@@ -8,7 +8,6 @@ import random
 import pytest
 from helpers import position
 
-from sternhalma import core
 from sternhalma.benchmark import sample_positions
 from sternhalma.errors import SternhalmaError
 from sternhalma.game import Game, GameError
@@ -312,9 +311,8 @@ def test_hard_plays_capture_to_win_the_captures() -> None:
 # -- Hard's search against the engine and against plain minimax ------------------------
 
 
-@pytest.mark.parametrize("compiled", [False, core.COMPILED], ids=["python", "core"])
 @pytest.mark.parametrize("variant", [v for v, r in VARIANTS.items() if isinstance(r, RaceRules)])
-def test_the_search_generates_exactly_the_engines_moves(variant: str, compiled: bool) -> None:
+def test_the_search_generates_exactly_the_engines_moves(variant: str) -> None:
     from sternhalma.players.race import RaceSearch, unpack
     from sternhalma.players.search import Limits
 
@@ -322,9 +320,7 @@ def test_the_search_generates_exactly_the_engines_moves(variant: str, compiled: 
     assert isinstance(rules, RaceRules)
     for start in sample_positions(rules, 8, seed=12):
         for seat in range(rules.players):
-            search = RaceSearch(
-                rules, seat, range(rules.players), Limits.of(1, None), compiled=compiled
-            )
+            search = RaceSearch(rules, seat, range(rules.players), Limits.of(1, None))
             found = sorted(unpack(key) for key in search.targets(start.marbles, seat))
             engine = sorted(m.key for m in rules.moves_of(start, seat, start.marbles[seat]))
             assert found == engine

@@ -19,10 +19,14 @@ import os
 from collections.abc import Sequence
 from functools import cache
 from types import ModuleType
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
+from sternhalma.boards.base import Board
 from sternhalma.position import Position
 from sternhalma.rules.race import RaceRules
+
+if TYPE_CHECKING:
+    from sternhalma import _native
 
 
 class RaceCore(Protocol):
@@ -93,16 +97,42 @@ def race_core(rules: RaceRules) -> RaceCore:
 
 
 @cache
-def native_race_core(rules: RaceRules) -> RaceCore:
+def native_race_core(rules: RaceRules) -> _native.RaceCore:
     """The compiled core for ``rules`` (RuntimeError when it was not built or is switched off)."""
     if _NATIVE is None:
         raise RuntimeError("the compiled core is not in use (pure Python)")
     board = rules.board
-    core: RaceCore = _NATIVE.RaceCore(
+    native: _native.RaceCore = _NATIVE.RaceCore(
         board.size,
         [[list(ray) for ray in per] for per in board.rays],
         list(rules.goals),
         list(rules.may_end),
         rules.long_jumps,
+        list(near_masks(board)),
+        rules.anti_blocking,
+        rules.last_reply,
     )
-    return core
+    return native
+
+
+@cache
+def native_evaluation(
+    costs: tuple[tuple[int, ...], ...],
+    to_go: tuple[tuple[int, ...], ...],
+    divisor: tuple[int, ...],
+    group: int,
+) -> _native.Evaluation:
+    """Hard's evaluation tables (players/evaluate.py) in the compiled core, built once."""
+    if _NATIVE is None:
+        raise RuntimeError("the compiled core is not in use (pure Python)")
+    evaluation: _native.Evaluation = _NATIVE.Evaluation(costs, to_go, divisor, group)
+    return evaluation
+
+
+@cache
+def near_masks(board: Board) -> tuple[int, ...]:
+    """near[hole]: the holes beside it and a jump away (where a rival hinders it)."""
+    return tuple(
+        board.neighbour_mask[hole] | board.mask(land for _, land, _ in board.jumps[hole])
+        for hole in range(board.size)
+    )
