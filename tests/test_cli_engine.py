@@ -8,6 +8,7 @@ import sys
 
 from click.testing import CliRunner
 
+from sternhalma import core
 from sternhalma.cli import main
 from sternhalma.notation import position_to_json
 from sternhalma.rules import find_variant
@@ -46,3 +47,6 @@ def test_bench_prints_figures_for_a_variant() -> None:
     result = CliRunner().invoke(main, ["bench", "--variant", "classic-2", "--seconds", "0.05"])
     assert result.exit_code == 0
     assert "classic-2" in result.output and "positions/s" in result.output
+    assert f"core: {core.NAME}" in result.output
+    # Both cores' move lists a second, side by side, when the compiled one is in use.
+    assert ("compiled core" in result.output) == core.COMPILED

@@ -63,18 +63,28 @@ def bench(variants: tuple[str, ...], seconds: float) -> None:
     from rich.table import Table
 
     table = Table(title=f"sternhalma engine speed (one process; core: {core.NAME})")
-    columns = ("variant", "positions/s", "moves/s", "moves/position", "apply/s")
-    for column in (*columns, "core lists/s", "core ratio"):
+    for column in ("variant", "positions/s", "moves/s", "moves/position", "apply/s"):
         table.add_column(column, justify="right" if column != "variant" else "left")
+    compiled = Table(title="compiled core: move lists a second on the same positions")
+    for column in ("variant", "Python", "compiled", "ratio"):
+        compiled.add_column(column, justify="right" if column != "variant" else "left")
     for figures in benchmark.run(variants, seconds):
-        fast, ratio = figures.core_positions_per_second, figures.core_ratio
         table.add_row(
             figures.variant,
             f"{figures.positions_per_second:,.0f}",
             f"{figures.moves_per_second:,.0f}",
             f"{figures.moves / figures.positions:.1f}",
             f"{figures.applies_per_second:,.0f}",
-            "-" if fast is None else f"{fast:,.0f}",
-            "-" if ratio is None else f"{ratio:.1f}×",
         )
-    Console().print(table)
+        fast, ratio = figures.core_positions_per_second, figures.core_ratio
+        if fast is not None and ratio is not None:
+            compiled.add_row(
+                figures.variant,
+                f"{figures.positions_per_second:,.0f}",
+                f"{fast:,.0f}",
+                f"{ratio:.1f}×",
+            )
+    console = Console()
+    console.print(table)
+    if compiled.row_count:
+        console.print(compiled)
