@@ -3,10 +3,13 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup run test lint browser services clean
+.PHONY: setup run test lint browser services sanitize pure clean
 
-$(BIN)/sternhalma: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+# The compiled core (src/sternhalma/_core/) is built by the install; editing it reinstalls.
+CORE_SOURCES := CMakeLists.txt $(wildcard src/sternhalma/_core/*.cpp src/sternhalma/_core/*.hpp)
+
+$(BIN)/sternhalma: pyproject.toml $(CORE_SOURCES)
+	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(BIN)/sternhalma
@@ -35,8 +38,27 @@ services:
 		apt-get update && apt-get install -y --no-install-recommends redis-server; \
 	fi
 
-test: lint browser services
+# A debug build of the compiled core under AddressSanitizer and UndefinedBehaviorSanitizer,
+# beside the installed one; `make test` runs the differential tests once against it.
+ASAN_BUILD := build/sanitize
+$(ASAN_BUILD)/ok: $(CORE_SOURCES) | setup
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSTERNHALMA_SANITIZE=ON \
+		-DPython_EXECUTABLE=$(abspath $(BIN)/python) >/dev/null
+	cmake --build $(ASAN_BUILD)
+	touch $@
+
+sanitize: $(ASAN_BUILD)/ok
+	STERNHALMA_CORE_FILE=$$(ls $(abspath $(ASAN_BUILD))/_native*.so) \
+	LD_PRELOAD="$$(g++ -print-file-name=libasan.so) $$(g++ -print-file-name=libstdc++.so)" ASAN_OPTIONS=detect_leaks=0 \
+	UBSAN_OPTIONS=print_stacktrace=1 $(BIN)/pytest -p no:cacheprovider tests/test_core.py
+
+# The engine and players once more on the pure-Python engine (the fallback without a compiler).
+pure: setup
+	STERNHALMA_PURE=1 $(BIN)/pytest -p no:cacheprovider tests/test_core.py tests/test_race_rules.py \
+		tests/test_halma.py tests/test_board.py tests/test_players.py tests/test_cli_engine.py
+
+test: lint browser services sanitize pure
 	$(BIN)/pytest
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache

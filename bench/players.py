@@ -9,6 +9,7 @@ as ``sternhalma match``; the figures are printed per scenario:
     .venv/bin/python bench/players.py hard-hard-2 --budget 60 --set nodes_per_second=20 \
         --set2 nodes_per_second=80                          # 1,200 nodes a move against 4,800
     .venv/bin/python bench/players.py think --positions 10  # Hard's time a move, every variant
+    .venv/bin/python bench/players.py nodes --nodes 20000   # Hard's nodes a second, both cores
 
 ``--budget`` is Hard's think budget (seconds a move; its default is 1 s);
 ``--nodes`` fixes Hard's node allowance instead (reproducible on any
@@ -186,9 +187,43 @@ def think(args: argparse.Namespace) -> None:
     print(f"   all: median {statistics.median(every):.3f} s, max {max(every):.3f} s")
 
 
+def nodes(args: argparse.Namespace) -> None:
+    """Hard's search nodes a second listing moves with the Python engine and with the compiled
+    core, on the same seeded mid-game positions and node allowance, in one run."""
+    from sternhalma import core
+    from sternhalma.benchmark import sample_positions
+    from sternhalma.players.race import RaceSearch
+    from sternhalma.players.search import Limits
+    from sternhalma.rules import VARIANTS
+    from sternhalma.rules.race import RaceRules
+
+    allowance = args.nodes or 20_000
+    print(f"== nodes: Hard's search, {allowance} nodes a position, core: {core.NAME}")
+    for variant in ("classic-2", "classic-3", "classic-6", "halma-2"):
+        rules = VARIANTS[variant]
+        assert isinstance(rules, RaceRules)
+        positions = sample_positions(rules, args.positions, seed=args.seed)
+        rates = []
+        for compiled in (False, True) if core.COMPILED else (False,):
+            used, began = 0, time.perf_counter()
+            for position in positions:
+                limits = Limits.of(allowance, None)
+                search = RaceSearch(
+                    rules, position.turn, range(rules.players), limits, compiled=compiled
+                )
+                search.choose(position, rules.legal_moves(position))
+                used += limits.used
+            rates.append(used / (time.perf_counter() - began))
+        ratio = f", ratio {rates[1] / rates[0]:.1f}×" if len(rates) == 2 else ""
+        shown = " / ".join(f"{rate:,.0f}" for rate in rates)
+        print(f"   {variant:10} nodes/s python / compiled: {shown}{ratio}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("scenarios", nargs="*", choices=[*SCENARIOS, "think", []], default=[])
+    parser.add_argument(
+        "scenarios", nargs="*", choices=[*SCENARIOS, "think", "nodes", []], default=[]
+    )
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1)
@@ -201,6 +236,8 @@ def main() -> None:
     for name in args.scenarios or [*SCENARIOS, "think"]:
         if name == "think":
             think(args)
+        elif name == "nodes":
+            nodes(args)
         else:
             run(name, args)
 

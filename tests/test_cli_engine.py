@@ -10,6 +10,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from sternhalma import core
 from sternhalma.cli import main
 from sternhalma.notation import position_to_json
 from sternhalma.rules import find_variant
@@ -48,6 +49,9 @@ def test_bench_prints_figures_for_a_variant() -> None:
     result = CliRunner().invoke(main, ["bench", "--variant", "classic-2", "--seconds", "0.05"])
     assert result.exit_code == 0
     assert "classic-2" in result.output and "positions/s" in result.output
+    assert f"core: {core.NAME}" in result.output
+    # Both cores' move lists a second, side by side, when the compiled one is in use.
+    assert ("compiled core" in result.output) == core.COMPILED
 
 
 def test_moves_of_a_variants_start_need_no_position() -> None:

@@ -7,9 +7,11 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from sternhalma import core
 from sternhalma.position import Position
 from sternhalma.rules import VARIANTS
 from sternhalma.rules.base import Ruleset
+from sternhalma.rules.race import RaceRules
 
 
 def sample_positions(rules: Ruleset, count: int, seed: int) -> list[Position]:
@@ -48,6 +50,9 @@ class Figures:
     seconds: float
     applies: int
     apply_seconds: float
+    #: Move lists of the compiled core in the same run (None: pure Python or not a race game).
+    core_lists: int | None = None
+    core_seconds: float = 0.0
 
     @property
     def positions_per_second(self) -> float:
@@ -60,6 +65,17 @@ class Figures:
     @property
     def applies_per_second(self) -> float:
         return self.applies / self.apply_seconds if self.apply_seconds else 0.0
+
+    @property
+    def core_positions_per_second(self) -> float | None:
+        """Move lists a second of the compiled core (start, end), None when it is not in use."""
+        return None if self.core_lists is None else self.core_lists / self.core_seconds
+
+    @property
+    def core_ratio(self) -> float | None:
+        """How many times faster the compiled core lists moves than the Python engine."""
+        fast = self.core_positions_per_second
+        return None if fast is None else fast / self.positions_per_second
 
 
 def _timed(work: Callable[[], int], minimum: float) -> tuple[int, int, float]:
@@ -91,7 +107,17 @@ def measure(rules: Ruleset, count: int = 200, seed: int = 1, seconds: float = 1.
         return len(pairs)
 
     _, applies, apply_elapsed = _timed(apply_all, seconds / 2) if pairs else (0, 0, 0.0)
-    return Figures(rules.id, rounds * len(positions), moves, elapsed, applies, apply_elapsed)
+    figures = Figures(rules.id, rounds * len(positions), moves, elapsed, applies, apply_elapsed)
+    if core.COMPILED and isinstance(rules, RaceRules):
+        native = core.native_race_core(rules)
+        boards = [(p.marbles, p.turn) for p in positions]
+
+        def generate_compiled() -> int:
+            return sum(len(native.moves(marbles, seat)) // 2 for marbles, seat in boards)
+
+        core_rounds, _, figures.core_seconds = _timed(generate_compiled, seconds)
+        figures.core_lists = core_rounds * len(positions)
+    return figures
 
 
 def run(variants: Iterable[str] | None = None, seconds: float = 1.0) -> list[Figures]:

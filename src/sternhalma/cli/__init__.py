@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from sternhalma import core
 from sternhalma.cli.analyse import analyse, solve
 from sternhalma.cli.engine import bench, moves, start
 from sternhalma.cli.play import match, play
@@ -13,7 +14,9 @@ from sternhalma.cli.worker import worker
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="sternhalma")
+@click.version_option(
+    package_name="sternhalma", message=f"%(prog)s %(version)s (core: {core.NAME})"
+)
 def main() -> None:
     """Chinese checkers (Stern-Halma), capture Chinese checkers and Halma."""
 

@@ -8,7 +8,7 @@ from typing import BinaryIO
 
 import click
 
-from sternhalma import benchmark
+from sternhalma import benchmark, core
 from sternhalma.errors import SternhalmaError
 from sternhalma.notation import position_from_json, position_to_json
 from sternhalma.position import Position
@@ -101,13 +101,20 @@ def start(variant: str) -> None:
 )
 @click.option("--seconds", default=1.0, show_default=True, help="Time per measurement.")
 def bench(variants: tuple[str, ...], seconds: float) -> None:
-    """Legal-move generation and apply speed on seeded mid-game positions."""
+    """Legal-move generation and apply speed on seeded mid-game positions.
+
+    positions/s is the Python engine's move lists a second; "core lists/s" the
+    compiled core's on the same positions in the same run, and the ratio of the two.
+    """
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title="sternhalma engine speed (one process)")
+    table = Table(title=f"sternhalma engine speed (one process; core: {core.NAME})")
     for column in ("variant", "positions/s", "moves/s", "moves/position", "apply/s"):
         table.add_column(column, justify="right" if column != "variant" else "left")
+    compiled = Table(title="compiled core: move lists a second on the same positions")
+    for column in ("variant", "Python", "compiled", "ratio"):
+        compiled.add_column(column, justify="right" if column != "variant" else "left")
     for figures in benchmark.run(variants, seconds):
         table.add_row(
             figures.variant,
@@ -116,4 +123,15 @@ def bench(variants: tuple[str, ...], seconds: float) -> None:
             f"{figures.moves / figures.positions:.1f}",
             f"{figures.applies_per_second:,.0f}",
         )
-    Console().print(table)
+        fast, ratio = figures.core_positions_per_second, figures.core_ratio
+        if fast is not None and ratio is not None:
+            compiled.add_row(
+                figures.variant,
+                f"{figures.positions_per_second:,.0f}",
+                f"{fast:,.0f}",
+                f"{ratio:.1f}×",
+            )
+    console = Console()
+    console.print(table)
+    if compiled.row_count:
+        console.print(compiled)

@@ -24,9 +24,12 @@ table look-ups, so the last level needs no nodes of its own.
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Sequence
 from functools import cache
 
+from sternhalma import core
 from sternhalma.boards.base import bits
 from sternhalma.players.evaluate import DEFAULT_WEIGHTS, RaceWeights, race_evaluation
 from sternhalma.players.rows import row_table
@@ -38,6 +41,8 @@ from sternhalma.rules.race import RaceRules
 WIN = 1 << 40
 
 _EXACT, _LOWER, _UPPER = 0, 1, 2
+#: The searches by their number in the compiled core.
+_MODES = {"solo": 0, "alphabeta": 1, "brs": 2}
 
 #: Packed move: ((gain + _BIAS) << 18) | (start << 9) | end; holes fit in 9 bits.
 _BIAS = 1 << 20
@@ -72,8 +77,11 @@ class RaceSearch:
         weights: RaceWeights = DEFAULT_WEIGHTS,
         rivalry: bool = True,
         likely: int = 0,
+        compiled: bool = core.COMPILED,
     ) -> None:
+        """``compiled``: search with the compiled core (the same search, node for node)."""
         self.rules = rules
+        self.native = core.native_race_core(rules) if compiled else None
         self.me = seat
         self.rivals = tuple(s for s in in_play if s != seat)
         self.limits = limits
@@ -91,7 +99,7 @@ class RaceSearch:
         self.may_end = rules.may_end
         self.everywhere = rules.board.all
         self.steps = _steps(rules)
-        self.near = _near(rules)
+        self.near = core.near_masks(rules.board)
         self.jumps = rules.board.jumps
         self.tt: dict[object, tuple[int, int, int, int]] = {}
         #: The moves tried at a best-reply node, by position: each deeper iteration
@@ -119,6 +127,8 @@ class RaceSearch:
         by_key = {pack(cost[m[0]] - cost[m[-1]], m[0], m[-1]): m for m in options}
         # Stable sorts keep the caller's order (the seed's) among equal moves.
         order = sorted(by_key, key=lambda k: k >> 18, reverse=True)
+        if self.native is not None:
+            return by_key[self._compiled(marbles, order)]
         best = order[0]
         for depth in range(1, self.max_depth + 1):
             try:
@@ -129,6 +139,31 @@ class RaceSearch:
             if self.limits.spent:
                 break
         return by_key[best]
+
+    def _compiled(self, marbles: tuple[int, ...], order: list[int]) -> int:
+        """The same iterative deepening in the compiled core (src/sternhalma/_core/search.hpp)."""
+        assert self.native is not None
+        evaluation = self.evaluation
+        left = self.limits.stop - time.perf_counter()
+        best, self.depth_reached, used = self.native.search(
+            core.native_evaluation(
+                evaluation.costs, evaluation.to_go, evaluation.divisor, evaluation.group
+            ),
+            marbles,
+            self.me,
+            list(self.rivals),
+            _MODES[self.mode],
+            order,
+            max(self.limits.nodes - self.limits.used, 1),
+            max(left, 0.0) if math.isfinite(left) else -1.0,
+            self.breadth,
+            self.reply_breadth,
+            self.max_depth,
+            self.rivalry,
+            self.likely,
+        )
+        self.limits.used += used
+        return best
 
     def separated(self, marbles: tuple[int, ...]) -> bool:
         """Whether every rival marble is behind every marble of ours (in our rows)."""
@@ -506,14 +541,4 @@ def _steps(rules: RaceRules) -> tuple[tuple[tuple[int, int], ...], ...]:
     """steps[hole]: (neighbour, its bit) for every neighbour of the hole."""
     return tuple(
         tuple((n, 1 << n) for n in rules.board.neighbours[hole]) for hole in range(rules.board.size)
-    )
-
-
-@cache
-def _near(rules: RaceRules) -> tuple[int, ...]:
-    """near[hole]: the holes beside it and a jump away (where a rival hinders it)."""
-    return tuple(
-        rules.board.neighbour_mask[hole]
-        | rules.board.mask(land for _, land, _ in rules.board.jumps[hole])
-        for hole in range(rules.board.size)
     )

@@ -1,0 +1,75 @@
+// Fixed-width bitboards: W 64-bit words, bit i = hole i.
+// The star (121 holes) needs W = 2 (the width of an unsigned __int128), Halma's
+// 16x16 board W = 4. Everything is inline so the compiler unrolls the word loops.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace sternhalma {
+
+template <int W>
+struct Bits {
+    std::array<std::uint64_t, W> w{};
+
+    static Bits bit(int i) {
+        Bits b;
+        b.w[i >> 6] = std::uint64_t{1} << (i & 63);
+        return b;
+    }
+    bool test(int i) const { return (w[i >> 6] >> (i & 63)) & 1U; }
+    void set(int i) { w[i >> 6] |= std::uint64_t{1} << (i & 63); }
+    void flip(int i) { w[i >> 6] ^= std::uint64_t{1} << (i & 63); }
+    bool any() const {
+        std::uint64_t x = 0;
+        for (int k = 0; k < W; ++k) x |= w[k];
+        return x != 0;
+    }
+    int count() const {
+        int n = 0;
+        for (int k = 0; k < W; ++k) n += __builtin_popcountll(w[k]);
+        return n;
+    }
+    bool operator==(const Bits& o) const { return w == o.w; }
+    Bits operator&(const Bits& o) const {
+        Bits r;
+        for (int k = 0; k < W; ++k) r.w[k] = w[k] & o.w[k];
+        return r;
+    }
+    Bits operator|(const Bits& o) const {
+        Bits r;
+        for (int k = 0; k < W; ++k) r.w[k] = w[k] | o.w[k];
+        return r;
+    }
+    Bits operator^(const Bits& o) const {
+        Bits r;
+        for (int k = 0; k < W; ++k) r.w[k] = w[k] ^ o.w[k];
+        return r;
+    }
+    Bits operator~() const {
+        Bits r;
+        for (int k = 0; k < W; ++k) r.w[k] = ~w[k];
+        return r;
+    }
+    Bits& operator|=(const Bits& o) {
+        for (int k = 0; k < W; ++k) w[k] |= o.w[k];
+        return *this;
+    }
+    Bits& operator^=(const Bits& o) {
+        for (int k = 0; k < W; ++k) w[k] ^= o.w[k];
+        return *this;
+    }
+    // Calls f(hole) for every set bit, lowest first.
+    template <class F>
+    void each(F&& f) const {
+        for (int k = 0; k < W; ++k) {
+            std::uint64_t x = w[k];
+            while (x) {
+                f(k * 64 + __builtin_ctzll(x));
+                x &= x - 1;
+            }
+        }
+    }
+};
+
+}  // namespace sternhalma

@@ -1,0 +1,259 @@
+// sternhalma._native: the Python face of the compiled core. Positions come in as
+// the engine's bitboards (Python ints, one per seat), moves and bitboards go out.
+// sternhalma/core.py chooses between this module and the pure-Python engine.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "search.hpp"
+
+namespace nb = nanobind;
+using namespace sternhalma;
+
+namespace {
+
+// A Python int (a bitboard) as W words; ValueError when it does not fit.
+template <int W>
+Bits<W> to_bits(nb::handle value, const Bits<W>& all) {
+    if (!PyLong_Check(value.ptr())) throw nb::type_error("a bitboard must be an int");
+    static PyObject* const word = PyLong_FromLong(64);
+    Bits<W> b;
+    PyObject* rest = value.ptr();
+    Py_INCREF(rest);
+    for (int k = 0; k < W; ++k) {
+        b.w[static_cast<std::size_t>(k)] = PyLong_AsUnsignedLongLongMask(rest);
+        PyObject* shifted = PyNumber_Rshift(rest, word);
+        Py_DECREF(rest);
+        if (shifted == nullptr) throw nb::python_error();
+        rest = shifted;
+    }
+    const int beyond = PyObject_IsTrue(rest);
+    Py_DECREF(rest);
+    if (beyond != 0 || (b & ~all).any())
+        throw nb::value_error("a bitboard holds holes that are not on the board");
+    return b;
+}
+
+template <int W>
+nb::int_ to_int(const Bits<W>& b) {
+    static PyObject* const word = PyLong_FromLong(64);
+    PyObject* result = PyLong_FromUnsignedLongLong(b.w[W - 1]);
+    for (int k = W - 2; k >= 0 && result != nullptr; --k) {
+        PyObject* shifted = PyNumber_Lshift(result, word);
+        Py_DECREF(result);
+        if (shifted == nullptr) throw nb::python_error();
+        PyObject* low = PyLong_FromUnsignedLongLong(b.w[static_cast<std::size_t>(k)]);
+        result = PyNumber_Or(shifted, low);
+        Py_DECREF(shifted);
+        Py_DECREF(low);
+    }
+    if (result == nullptr) throw nb::python_error();
+    return nb::steal<nb::int_>(result);
+}
+
+// One ruleset's core, whatever the width of its bitboards.
+class Core {
+public:
+    virtual ~Core() = default;
+    virtual nb::bytes moves(nb::sequence marbles, int seat) const = 0;
+    virtual nb::tuple apply(nb::sequence marbles, int seat, int start, int end) const = 0;
+    virtual SearchResult search(const Evaluation& evaluation, nb::sequence marbles,
+                                const SearchSettings& settings,
+                                std::vector<std::int64_t> order) const = 0;
+};
+
+template <int W>
+class CoreOf final : public Core {
+public:
+    using B = Bits<W>;
+
+    CoreOf(int size, std::vector<std::vector<std::vector<int>>> rays,
+           const std::vector<nb::int_>& goals, const std::vector<nb::int_>& may_end,
+           bool long_jumps, const std::vector<nb::int_>& near, bool anti_blocking,
+           bool last_reply)
+        : tables_(size, std::move(rays), convert(goals, size), convert(may_end, size),
+                  long_jumps),
+          near_(convert(near, size)),
+          anti_blocking_(anti_blocking),
+          last_reply_(last_reply) {
+        if (near_.size() != static_cast<std::size_t>(size))
+            throw nb::value_error("one near mask per hole is needed");
+    }
+
+    SearchResult search(const Evaluation& evaluation, nb::sequence marbles,
+                        const SearchSettings& settings,
+                        std::vector<std::int64_t> order) const override {
+        const int seats = tables_.seats();
+        std::vector<B> boards = position(marbles, settings.me);
+        if (order.empty()) throw nb::value_error("the search needs at least one move");
+        if (evaluation.costs.size() != static_cast<std::size_t>(seats) ||
+            evaluation.to_go.size() != static_cast<std::size_t>(seats) ||
+            evaluation.divisor.size() != static_cast<std::size_t>(seats))
+            throw nb::value_error("one evaluation table per seat is needed");
+        for (std::size_t s = 0; s < evaluation.costs.size(); ++s)
+            if (evaluation.costs[s].size() != static_cast<std::size_t>(tables_.size()) ||
+                evaluation.to_go[s].size() != static_cast<std::size_t>(tables_.size()) ||
+                evaluation.divisor[s] <= 0)
+                throw nb::value_error("an evaluation table does not fit the board");
+        for (int r : settings.rivals)
+            if (r < 0 || r >= seats || r == settings.me) throw nb::value_error("no such rival");
+        if (settings.mode == 1 && settings.rivals.size() != 1)
+            throw nb::value_error("alpha-beta needs exactly one rival");
+        for (std::int64_t key : order)
+            if (move_start(key) >= tables_.size() || move_end(key) >= tables_.size())
+                throw nb::value_error("a move leaves the board");
+        typename RaceSearcher<W>::Pos pos;
+        for (int s = 0; s < seats; ++s) pos.m[static_cast<std::size_t>(s)] = boards[static_cast<std::size_t>(s)];
+        RaceSearcher<W> searcher(tables_, evaluation, near_, anti_blocking_, last_reply_, settings);
+        nb::gil_scoped_release unlocked;
+        return searcher.choose(pos, std::move(order));
+    }
+
+    nb::bytes moves(nb::sequence marbles, int seat) const override {
+        std::vector<B> boards = position(marbles, seat);
+        B occupied;
+        for (const B& b : boards) occupied |= b;
+        std::vector<Move> found;
+        found.reserve(256);
+        tables_.moves(boards[static_cast<std::size_t>(seat)], occupied, seat, found);
+        // Two bytes a move (boards have at most 256 holes): one object for the whole list.
+        std::string pairs;
+        pairs.reserve(2 * found.size());
+        for (const Move& m : found) {
+            pairs.push_back(static_cast<char>(m.start));
+            pairs.push_back(static_cast<char>(m.end));
+        }
+        return nb::bytes(pairs.data(), pairs.size());
+    }
+
+    nb::tuple apply(nb::sequence marbles, int seat, int start, int end) const override {
+        std::vector<B> boards = position(marbles, seat);
+        B& own = boards[static_cast<std::size_t>(seat)];
+        if (start < 0 || start >= tables_.size() || end < 0 || end >= tables_.size() ||
+            !own.test(start))
+            throw nb::value_error("the move does not start on a marble of the seat to move");
+        own.flip(start);
+        own.flip(end);
+        nb::list result;
+        for (const B& b : boards) result.append(to_int(b));
+        return nb::tuple(result);
+    }
+
+private:
+    static std::vector<B> convert(const std::vector<nb::int_>& masks, int size) {
+        B all;
+        for (int h = 0; h < size; ++h) all.set(h);
+        std::vector<B> result;
+        for (const nb::int_& m : masks) result.push_back(to_bits<W>(m, all));
+        return result;
+    }
+
+    std::vector<B> position(nb::sequence marbles, int seat) const {
+        const std::size_t seats = nb::len(marbles);
+        if (seats != static_cast<std::size_t>(tables_.seats()))
+            throw nb::value_error("one bitboard per seat is needed");
+        if (seat < 0 || seat >= tables_.seats()) throw nb::value_error("no such seat");
+        std::vector<B> boards;
+        boards.reserve(seats);
+        for (nb::handle b : marbles) boards.push_back(to_bits<W>(b, tables_.all()));
+        return boards;
+    }
+
+    RaceTables<W> tables_;
+    std::vector<B> near_;
+    bool anti_blocking_;
+    bool last_reply_;
+};
+
+std::unique_ptr<Core> make_core(int size, std::vector<std::vector<std::vector<int>>> rays,
+                                const std::vector<nb::int_>& goals,
+                                const std::vector<nb::int_>& may_end, bool long_jumps,
+                                const std::vector<nb::int_>& near, bool anti_blocking,
+                                bool last_reply) {
+    if (size <= 0 || size > 256) throw nb::value_error("a board has 1 to 256 holes");
+    if (goals.size() != may_end.size() || goals.empty() || goals.size() > MAX_SEATS)
+        throw nb::value_error("one goal and one end mask per seat are needed");
+    if (rays.size() != static_cast<std::size_t>(size))
+        throw nb::value_error("one list of rays per hole is needed");
+    for (const auto& per_hole : rays)
+        for (const auto& ray : per_hole)
+            for (int h : ray)
+                if (h < 0 || h >= size) throw nb::value_error("a ray leaves the board");
+    if (size <= 128)
+        return std::make_unique<CoreOf<2>>(size, std::move(rays), goals, may_end, long_jumps,
+                                           near, anti_blocking, last_reply);
+    return std::make_unique<CoreOf<4>>(size, std::move(rays), goals, may_end, long_jumps, near,
+                                       anti_blocking, last_reply);
+}
+
+// The class Python sees: one ruleset's core behind a fixed interface.
+class RaceCore {
+public:
+    RaceCore(int size, std::vector<std::vector<std::vector<int>>> rays,
+             const std::vector<nb::int_>& goals, const std::vector<nb::int_>& may_end,
+             bool long_jumps, const std::vector<nb::int_>& near, bool anti_blocking,
+             bool last_reply)
+        : core_(make_core(size, std::move(rays), goals, may_end, long_jumps, near, anti_blocking,
+                          last_reply)) {}
+    // Hard's search (players/race.py): (best packed move, deepest depth finished, nodes).
+    nb::tuple search(const Evaluation& evaluation, nb::sequence marbles, int me,
+                     std::vector<int> rivals, int mode, std::vector<std::int64_t> order,
+                     std::uint64_t nodes, double seconds, int breadth, int reply_breadth,
+                     int max_depth, bool rivalry, int likely) const {
+        if (mode < 0 || mode > 2) throw nb::value_error("mode is 0 (solo), 1 or 2");
+        SearchSettings settings;
+        settings.me = me;
+        settings.rivals = std::move(rivals);
+        settings.mode = mode;
+        settings.breadth = std::max(breadth, 1);
+        settings.reply_breadth = std::max(reply_breadth, 1);
+        settings.max_depth = max_depth;
+        settings.rivalry = rivalry;
+        settings.likely = likely;
+        settings.nodes = std::max<std::uint64_t>(nodes, 1);
+        settings.seconds = seconds;
+        const SearchResult r = core_->search(evaluation, marbles, settings, std::move(order));
+        return nb::make_tuple(r.best, r.depth, r.used);
+    }
+    nb::bytes moves(nb::sequence marbles, int seat) const { return core_->moves(marbles, seat); }
+    nb::tuple apply(nb::sequence marbles, int seat, int start, int end) const {
+        return core_->apply(marbles, seat, start, end);
+    }
+
+private:
+    std::unique_ptr<Core> core_;
+};
+
+}  // namespace
+
+NB_MODULE(_native, m) {
+    m.doc() = "The compiled core of sternhalma's race games (C++17).";
+    nb::class_<Evaluation>(m, "Evaluation")
+        .def("__init__",
+             [](Evaluation* self, std::vector<std::vector<std::int64_t>> costs,
+                std::vector<std::vector<std::int64_t>> to_go, std::vector<std::int64_t> divisor,
+                std::int64_t group) {
+                 new (self) Evaluation{std::move(costs), std::move(to_go), std::move(divisor),
+                                       group};
+             },
+             nb::arg("costs"), nb::arg("to_go"), nb::arg("divisor"), nb::arg("group"));
+    nb::class_<RaceCore>(m, "RaceCore")
+        .def(nb::init<int, std::vector<std::vector<std::vector<int>>>, const std::vector<nb::int_>&,
+                      const std::vector<nb::int_>&, bool, const std::vector<nb::int_>&, bool,
+                      bool>(),
+             nb::arg("size"), nb::arg("rays"), nb::arg("goals"), nb::arg("may_end"),
+             nb::arg("long_jumps"), nb::arg("near"), nb::arg("anti_blocking"),
+             nb::arg("last_reply"))
+        .def("search", &RaceCore::search, nb::arg("evaluation"), nb::arg("marbles"), nb::arg("me"),
+             nb::arg("rivals"), nb::arg("mode"), nb::arg("order"), nb::arg("nodes"),
+             nb::arg("seconds"), nb::arg("breadth"), nb::arg("reply_breadth"),
+             nb::arg("max_depth"), nb::arg("rivalry"), nb::arg("likely"))
+        .def("moves", &RaceCore::moves, nb::arg("marbles"), nb::arg("seat"))
+        .def("apply", &RaceCore::apply, nb::arg("marbles"), nb::arg("seat"), nb::arg("start"),
+             nb::arg("end"));
+}

@@ -1,0 +1,129 @@
+// Move generation for the race games (every star race variant and Halma), the
+// same rules as sternhalma/rules/race.py (the reference; tests/test_core.py holds
+// the two equal): steps, chains of jumps that never land twice on a hole, long
+// jumps, a marble in its goal lands only in the goal, no move ends where the
+// seat may not end (another point). Moves are (start, end): the search needs no paths.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "bitboard.hpp"
+
+namespace sternhalma {
+
+struct Move {
+    std::int16_t start;
+    std::int16_t end;
+};
+
+struct Jump {
+    std::int16_t over;
+    std::int16_t land;
+};
+
+// Board geometry and the seats' goal and end-hole masks of one ruleset.
+template <int W>
+class RaceTables {
+public:
+    using B = Bits<W>;
+
+    // rays[h][d]: the holes from h outward in direction d, nearest first.
+    RaceTables(int size, std::vector<std::vector<std::vector<int>>> rays, std::vector<B> goals,
+               std::vector<B> may_end, bool long_jumps)
+        : size_(size),
+          rays_(std::move(rays)),
+          goals_(std::move(goals)),
+          may_end_(std::move(may_end)),
+          long_jumps_(long_jumps),
+          neighbours_(static_cast<std::size_t>(size)),
+          jumps_(static_cast<std::size_t>(size)) {
+        for (int h = 0; h < size; ++h) {
+            all_.set(h);
+            for (const auto& ray : rays_[static_cast<std::size_t>(h)]) {
+                if (!ray.empty()) neighbours_[static_cast<std::size_t>(h)].push_back(
+                    static_cast<std::int16_t>(ray[0]));
+                if (ray.size() >= 2)
+                    jumps_[static_cast<std::size_t>(h)].push_back(
+                        Jump{static_cast<std::int16_t>(ray[0]), static_cast<std::int16_t>(ray[1])});
+            }
+        }
+    }
+
+    int size() const { return size_; }
+    int seats() const { return static_cast<int>(goals_.size()); }
+    const B& all() const { return all_; }
+    const B& goal(int seat) const { return goals_[static_cast<std::size_t>(seat)]; }
+
+    // Appends every legal move of `seat`'s marbles `own` with `occupied` holes taken.
+    void moves(const B& own, const B& occupied, int seat, std::vector<Move>& out) const {
+        const B free = ~occupied;
+        const B& goal = goals_[static_cast<std::size_t>(seat)];
+        const B& may_end = may_end_[static_cast<std::size_t>(seat)];
+        std::int16_t stack[512];
+        own.each([&](int start) {
+            const bool locked = goal.test(start);
+            const B& land_ok = locked ? goal : all_;
+            const B& end_ok = locked ? goal : may_end;
+            const auto s16 = static_cast<std::int16_t>(start);
+            const B step_ok = free & end_ok;
+            for (std::int16_t n : neighbours_[static_cast<std::size_t>(start)])
+                if (step_ok.test(n)) out.push_back(Move{s16, n});
+            B others = occupied;
+            others.flip(start);
+            B closed = occupied | ~land_ok;
+            int top = 0, next = 0;
+            stack[top++] = s16;
+            // Breadth first, as the reference does (the set of ends does not depend on it).
+            while (next < top) {
+                const int hole = stack[next++];
+                if (long_jumps_) {
+                    for (const auto& ray : rays_[static_cast<std::size_t>(hole)]) {
+                        const int land = long_landing(ray, others);
+                        if (land >= 0 && !closed.test(land)) {
+                            closed.set(land);
+                            stack[top++] = static_cast<std::int16_t>(land);
+                            if (end_ok.test(land))
+                                out.push_back(Move{s16, static_cast<std::int16_t>(land)});
+                        }
+                    }
+                } else {
+                    for (const Jump& j : jumps_[static_cast<std::size_t>(hole)]) {
+                        if (others.test(j.over) && !closed.test(j.land)) {
+                            closed.set(j.land);
+                            stack[top++] = j.land;
+                            if (end_ok.test(j.land)) out.push_back(Move{s16, j.land});
+                        }
+                    }
+                }
+            }
+        });
+    }
+
+private:
+    // The landing hole of a long jump along `ray` over `others`, or -1: the first
+    // marble on the ray at distance k+1 is jumped when the k holes beyond it are empty.
+    static int long_landing(const std::vector<int>& ray, const B& others) {
+        const std::size_t n = ray.size();
+        for (std::size_t k = 0; k < n; ++k) {
+            if (!others.test(ray[k])) continue;
+            const std::size_t far = 2 * k + 1;
+            if (far >= n) return -1;
+            for (std::size_t i = k + 1; i <= far; ++i)
+                if (others.test(ray[i])) return -1;
+            return ray[far];
+        }
+        return -1;
+    }
+
+    int size_;
+    std::vector<std::vector<std::vector<int>>> rays_;
+    std::vector<B> goals_;
+    std::vector<B> may_end_;
+    bool long_jumps_;
+    B all_;
+    std::vector<std::vector<std::int16_t>> neighbours_;
+    std::vector<std::vector<Jump>> jumps_;
+};
+
+}  // namespace sternhalma

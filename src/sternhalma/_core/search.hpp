@@ -1,0 +1,454 @@
+// Hard's search for the race games: players/race.py's RaceSearch in C++, node
+// for node (tests/test_core.py holds the two to the same move and the same
+// nodes on a node allowance). players/race.py is the readable definition: the
+// docstrings there say why each part is as it is; this file only says how.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "race.hpp"
+
+namespace sternhalma {
+
+constexpr std::int64_t WIN = std::int64_t{1} << 40;
+constexpr std::int64_t BIAS = std::int64_t{1} << 20;
+constexpr int MAX_SEATS = 6;
+
+inline int move_start(std::int64_t key) { return static_cast<int>((key >> 9) & 511); }
+inline int move_end(std::int64_t key) { return static_cast<int>(key & 511); }
+inline std::int64_t move_gain(std::int64_t key) { return (key >> 18) - BIAS; }
+
+// The evaluation's tables (players/evaluate.py), per seat.
+struct Evaluation {
+    std::vector<std::vector<std::int64_t>> costs;
+    std::vector<std::vector<std::int64_t>> to_go;
+    std::vector<std::int64_t> divisor;
+    std::int64_t group = 0;
+
+    std::int64_t value(int seat, std::int64_t cost, std::int64_t rows) const {
+        return cost - group * rows * rows / divisor[static_cast<std::size_t>(seat)];
+    }
+};
+
+struct SearchSettings {
+    int me = 0;
+    std::vector<int> rivals;
+    int mode = 0;  // 0 solo, 1 alpha-beta, 2 best-reply
+    int breadth = 10;
+    int reply_breadth = 3;
+    int max_depth = 16;
+    bool rivalry = true;
+    int likely = 0;
+    std::uint64_t nodes = 1;
+    double seconds = -1;  // < 0: no clock
+};
+
+struct SearchResult {
+    std::int64_t best = 0;
+    int depth = 0;
+    std::uint64_t used = 0;
+};
+
+template <int W>
+class RaceSearcher {
+public:
+    using B = Bits<W>;
+    struct Pos {
+        std::array<B, MAX_SEATS> m{};
+        bool operator==(const Pos& o) const { return m == o.m; }
+    };
+    using Sums = std::array<std::int64_t, 2 * MAX_SEATS>;
+
+    RaceSearcher(const RaceTables<W>& tables, const Evaluation& eval, const std::vector<B>& near,
+                 bool anti_blocking, bool last_reply, SearchSettings settings)
+        : t_(tables),
+          e_(eval),
+          near_(near),
+          anti_blocking_(anti_blocking),
+          last_reply_(last_reply),
+          s_(std::move(settings)),
+          seats_(tables.seats()) {
+        if (s_.seconds >= 0)
+            stop_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                       std::chrono::duration<double>(s_.seconds));
+    }
+
+    SearchResult choose(const Pos& marbles, std::vector<std::int64_t> order) {
+        Sums sums{};
+        for (int s = 0; s < seats_; ++s) {
+            marbles.m[static_cast<std::size_t>(s)].each([&](int h) {
+                sums[static_cast<std::size_t>(2 * s)] += cost(s, h);
+                sums[static_cast<std::size_t>(2 * s + 1)] += rows(s, h);
+            });
+        }
+        SearchResult result;
+        result.best = order.front();
+        for (int depth = 1; depth <= s_.max_depth; ++depth) {
+            try {
+                order = root(marbles, sums, order, depth);
+            } catch (const OutOfTime&) {
+                break;
+            }
+            result.best = order.front();
+            result.depth = depth;
+            if (spent()) break;
+        }
+        result.used = used_;
+        return result;
+    }
+
+private:
+    using Clock = std::chrono::steady_clock;
+    struct OutOfTime {};
+    struct Key {
+        Pos pos;
+        int extra;
+        bool operator==(const Key& o) const { return extra == o.extra && pos == o.pos; }
+    };
+    struct KeyHash {
+        std::size_t operator()(const Key& k) const {
+            std::uint64_t h = static_cast<std::uint64_t>(k.extra) * 0x9E3779B97F4A7C15ULL;
+            for (const B& b : k.pos.m)
+                for (std::uint64_t w : b.w) {
+                    h ^= w + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+                    h *= 0xFF51AFD7ED558CCDULL;
+                }
+            return static_cast<std::size_t>(h ^ (h >> 33));
+        }
+    };
+    enum Flag { EXACT, LOWER, UPPER };
+    struct Entry {
+        int depth;
+        std::int64_t value;
+        Flag flag;
+        std::int64_t best;
+    };
+    using Pair = std::pair<int, std::int64_t>;  // (seat, packed move)
+
+    std::int64_t cost(int seat, int hole) const {
+        return e_.costs[static_cast<std::size_t>(seat)][static_cast<std::size_t>(hole)];
+    }
+    std::int64_t rows(int seat, int hole) const {
+        return e_.to_go[static_cast<std::size_t>(seat)][static_cast<std::size_t>(hole)];
+    }
+    const B& of(const Pos& p, int seat) const { return p.m[static_cast<std::size_t>(seat)]; }
+
+    void tick() {
+        ++used_;
+        if (used_ >= s_.nodes || ((used_ & 63) == 0 && s_.seconds >= 0 && Clock::now() >= stop_))
+            throw OutOfTime{};
+    }
+    bool spent() const {
+        return used_ >= s_.nodes || (s_.seconds >= 0 && Clock::now() >= stop_);
+    }
+
+    // -- moves ------------------------------------------------------------------
+    std::vector<std::int64_t> targets(const Pos& p, int seat) const {
+        B occupied;
+        for (int s = 0; s < seats_; ++s) occupied |= of(p, s);
+        std::vector<Move> found;
+        found.reserve(128);
+        t_.moves(of(p, seat), occupied, seat, found);
+        std::vector<std::int64_t> keys;
+        keys.reserve(found.size());
+        for (const Move& m : found)
+            keys.push_back(((cost(seat, m.start) - cost(seat, m.end) + BIAS) << 18) |
+                           (std::int64_t{m.start} << 9) | m.end);
+        std::sort(keys.begin(), keys.end(), std::greater<>());
+        return keys;
+    }
+
+    std::vector<std::int64_t> ordered(const Pos& p, int seat, std::int64_t first) const {
+        std::vector<std::int64_t> moves = targets(p, seat);
+        const std::size_t breadth =
+            static_cast<std::size_t>(seat == s_.me ? s_.breadth : s_.reply_breadth);
+        if (first) {
+            auto it = std::find(moves.begin(), moves.end(), first);
+            if (it != moves.end()) std::rotate(moves.begin(), it, it + 1);
+        }
+        if (moves.size() > breadth) moves.resize(breadth);
+        return moves;
+    }
+
+    void play(Pos& p, Sums& sums, int seat, std::int64_t move) const {
+        const int start = move_start(move), end = move_end(move);
+        B& own = p.m[static_cast<std::size_t>(seat)];
+        own.flip(start);
+        own.flip(end);
+        sums[static_cast<std::size_t>(2 * seat)] += cost(seat, end) - cost(seat, start);
+        sums[static_cast<std::size_t>(2 * seat + 1)] += rows(seat, end) - rows(seat, start);
+    }
+
+    std::int64_t value(int seat, const Sums& sums) const {
+        return e_.value(seat, sums[static_cast<std::size_t>(2 * seat)],
+                        sums[static_cast<std::size_t>(2 * seat + 1)]);
+    }
+
+    std::int64_t best_after(int seat, const Sums& sums,
+                            const std::vector<std::int64_t>& moves) const {
+        const std::int64_t c = sums[static_cast<std::size_t>(2 * seat)];
+        const std::int64_t r = sums[static_cast<std::size_t>(2 * seat + 1)];
+        std::int64_t best = WIN;
+        for (std::int64_t move : moves)
+            best = std::min(best, e_.value(seat, c - move_gain(move),
+                                           r - rows(seat, move_start(move)) +
+                                               rows(seat, move_end(move))));
+        return best;
+    }
+
+    bool finishes(const Pos& p, int seat, std::int64_t move) const {
+        const B& goal = t_.goal(seat);
+        if (!goal.test(move_end(move))) return false;
+        const B& own = of(p, seat);
+        if (anti_blocking_) {
+            B occupied;
+            for (int s = 0; s < seats_; ++s) occupied |= of(p, s);
+            return (occupied & goal) == goal && (own & goal).any();
+        }
+        return own.any() && (own & goal) == own;
+    }
+
+    std::int64_t finish_value(const Pos& p, int seat, int ply) const {
+        if (last_reply_ && seat == 0 && s_.rivals.size() == 1) {
+            const int other = 1;
+            for (std::int64_t reply : targets(p, other)) {
+                Pos after = p;
+                after.m[other].flip(move_start(reply));
+                after.m[other].flip(move_end(reply));
+                if (finishes(after, other, reply)) return 0;
+            }
+        }
+        return WIN - ply;
+    }
+
+    std::int64_t frontier(const Pos& p, const Sums& sums, int seat,
+                          const std::vector<std::int64_t>& moves, int ply, std::int64_t others) const {
+        const B& goal = t_.goal(seat);
+        for (std::int64_t move : moves) {
+            if (goal.test(move_end(move))) {
+                Pos after = p;
+                after.m[static_cast<std::size_t>(seat)].flip(move_start(move));
+                after.m[static_cast<std::size_t>(seat)].flip(move_end(move));
+                if (finishes(after, seat, move)) return finish_value(after, seat, ply);
+            }
+        }
+        return others - best_after(seat, sums, moves);
+    }
+
+    // Ranks the scored moves (stable, best first): the next iteration's order.
+    static std::vector<std::int64_t> ranked(std::vector<std::pair<std::int64_t, std::int64_t>> scored) {
+        std::stable_sort(scored.begin(), scored.end(),
+                         [](const auto& a, const auto& b) { return a.first > b.first; });
+        std::vector<std::int64_t> order;
+        order.reserve(scored.size());
+        for (const auto& vm : scored) order.push_back(vm.second);
+        return order;
+    }
+
+    std::vector<std::int64_t> root(const Pos& p, const Sums& sums,
+                                   const std::vector<std::int64_t>& order, int depth) {
+        const int me = s_.me;
+        std::vector<std::pair<std::int64_t, std::int64_t>> scored;
+        std::int64_t alpha = -WIN - 1;
+        for (std::int64_t move : order) {
+            Pos after = p;
+            Sums after_sums = sums;
+            play(after, after_sums, me, move);
+            std::int64_t v;
+            if (s_.mode == 0) {
+                v = finishes(after, me, move) ? finish_value(after, me, 0)
+                                              : solo(after, after_sums, depth - 1, 1);
+            } else if (s_.mode == 1) {
+                v = finishes(after, me, move)
+                        ? finish_value(after, me, 0)
+                        : -negamax(after, after_sums, s_.rivals[0], depth - 1, -WIN - 1, -alpha, 1);
+            } else {
+                v = finishes(after, me, move)
+                        ? WIN
+                        : brs(after, after_sums, depth - 1, alpha, WIN + 1, false, 1);
+            }
+            scored.emplace_back(v, move);
+            if (s_.mode != 0) alpha = std::max(alpha, v);
+        }
+        return ranked(std::move(scored));
+    }
+
+    // -- solo: own moves only -------------------------------------------------------
+    std::int64_t solo(const Pos& p, const Sums& sums, int depth, int ply) {
+        tick();
+        const int me = s_.me;
+        if (depth == 0) return -value(me, sums);
+        Key key{Pos{}, depth};
+        key.pos.m[0] = of(p, me);
+        auto known = tt_.find(key);
+        if (known != tt_.end()) return known->second.value;
+        std::vector<std::int64_t> moves = ordered(p, me, 0);
+        if (moves.empty()) return -value(me, sums);
+        if (depth == 1) return frontier(p, sums, me, moves, ply, 0);
+        std::int64_t best = -WIN;
+        for (std::int64_t move : moves) {
+            Pos after = p;
+            Sums after_sums = sums;
+            play(after, after_sums, me, move);
+            const std::int64_t v = finishes(after, me, move)
+                                       ? finish_value(after, me, ply)
+                                       : solo(after, after_sums, depth - 1, ply + 1);
+            best = std::max(best, v);
+        }
+        tt_[key] = Entry{depth, best, EXACT, 0};
+        return best;
+    }
+
+    // -- two players: negamax alpha-beta ----------------------------------------------
+    std::int64_t negamax(const Pos& p, const Sums& sums, int turn, int depth, std::int64_t alpha,
+                         std::int64_t beta, int ply) {
+        tick();
+        const int other = turn != s_.me ? s_.me : s_.rivals[0];
+        if (depth == 0) return value(other, sums) - value(turn, sums);
+        const Key key{p, turn};
+        std::int64_t first = 0;
+        auto known = tt_.find(key);
+        if (known != tt_.end()) {
+            const Entry& k = known->second;
+            first = k.best;
+            if (k.depth >= depth) {
+                if (k.flag == EXACT) return k.value;
+                if (k.flag == LOWER)
+                    alpha = std::max(alpha, k.value);
+                else
+                    beta = std::min(beta, k.value);
+                if (alpha >= beta) return k.value;
+            }
+        }
+        std::vector<std::int64_t> moves = ordered(p, turn, first);
+        if (moves.empty()) return -negamax(p, sums, other, depth - 1, -beta, -alpha, ply + 1);
+        if (depth == 1) return frontier(p, sums, turn, moves, ply, value(other, sums));
+        const std::int64_t start_alpha = alpha;
+        std::int64_t best = -WIN - 1, best_move = 0;
+        for (std::int64_t move : moves) {
+            Pos after = p;
+            Sums after_sums = sums;
+            play(after, after_sums, turn, move);
+            const std::int64_t v =
+                finishes(after, turn, move)
+                    ? finish_value(after, turn, ply)
+                    : -negamax(after, after_sums, other, depth - 1, -beta, -alpha, ply + 1);
+            if (v > best) {
+                best = v;
+                best_move = move;
+                if (v > alpha) {
+                    alpha = v;
+                    if (alpha >= beta) break;
+                }
+            }
+        }
+        const Flag flag = best <= start_alpha ? UPPER : best >= beta ? LOWER : EXACT;
+        tt_[key] = Entry{depth, best, flag, best_move};
+        return best;
+    }
+
+    // -- three or more: best-reply search -----------------------------------------------
+    std::int64_t brs_value(const Sums& sums) const {
+        const std::int64_t ours = value(s_.me, sums);
+        if (!s_.rivalry) return -ours;
+        std::int64_t least = WIN * 4;
+        for (int s : s_.rivals) least = std::min(least, value(s, sums));
+        return least - ours;
+    }
+
+    std::vector<Pair> replies(const Pos& p) const {
+        std::vector<Pair> pooled;
+        if (s_.rivalry) {
+            for (int s : s_.rivals)
+                for (std::int64_t move : ordered(p, s, 0)) pooled.emplace_back(s, move);
+        } else {
+            B zone;
+            (of(p, s_.me) & ~t_.goal(s_.me)).each([&](int h) {
+                zone |= near_[static_cast<std::size_t>(h)];
+            });
+            for (int s : s_.rivals) {
+                std::vector<std::int64_t> moves = targets(p, s);
+                if (s_.likely > 0 && moves.size() > static_cast<std::size_t>(s_.likely))
+                    moves.resize(static_cast<std::size_t>(s_.likely));
+                for (std::int64_t move : moves)
+                    if (zone.test(move_end(move)) || zone.test(move_start(move)))
+                        pooled.emplace_back(s, move);
+            }
+        }
+        std::stable_sort(pooled.begin(), pooled.end(), [](const Pair& a, const Pair& b) {
+            return (a.second >> 18) > (b.second >> 18);
+        });
+        if (pooled.size() > static_cast<std::size_t>(s_.breadth))
+            pooled.resize(static_cast<std::size_t>(s_.breadth));
+        return pooled;
+    }
+
+    std::int64_t brs(const Pos& p, const Sums& sums, int depth, std::int64_t alpha,
+                     std::int64_t beta, bool ours, int ply) {
+        tick();
+        if (depth == 0) return brs_value(sums);
+        const Key key{p, ours ? 1 : 0};
+        auto known = tt_.find(key);
+        if (known != tt_.end() && known->second.depth >= depth) {
+            const Entry& k = known->second;
+            if (k.flag == EXACT || (k.flag == LOWER && k.value >= beta) ||
+                (k.flag == UPPER && k.value <= alpha))
+                return k.value;
+        }
+        auto found = tried_.find(key);
+        if (found == tried_.end()) {
+            std::vector<Pair> moves;
+            if (ours) {
+                for (std::int64_t move : ordered(p, s_.me, 0)) moves.emplace_back(s_.me, move);
+            } else {
+                moves = replies(p);
+            }
+            found = tried_.emplace(key, std::move(moves)).first;
+        }
+        const std::vector<Pair>& moves = found->second;  // map nodes never move
+        if (moves.empty()) return brs(p, sums, depth - 1, alpha, beta, !ours, ply + 1);
+        const std::int64_t start_alpha = alpha, start_beta = beta;
+        std::int64_t best = ours ? -WIN - 1 : WIN + 1;
+        for (const Pair& sm : moves) {
+            Pos after = p;
+            Sums after_sums = sums;
+            play(after, after_sums, sm.first, sm.second);
+            std::int64_t v;
+            if (finishes(after, sm.first, sm.second))
+                v = ours ? WIN - ply : -WIN + ply;
+            else
+                v = brs(after, after_sums, depth - 1, alpha, beta, !ours, ply + 1);
+            if (ours) {
+                best = std::max(best, v);
+                alpha = std::max(alpha, v);
+            } else {
+                best = std::min(best, v);
+                beta = std::min(beta, v);
+            }
+            if (alpha >= beta) break;
+        }
+        const Flag flag = best <= start_alpha ? UPPER : best >= start_beta ? LOWER : EXACT;
+        tt_[key] = Entry{depth, best, flag, 0};
+        return best;
+    }
+
+    const RaceTables<W>& t_;
+    const Evaluation& e_;
+    const std::vector<B>& near_;
+    bool anti_blocking_;
+    bool last_reply_;
+    SearchSettings s_;
+    int seats_;
+    std::uint64_t used_ = 0;
+    Clock::time_point stop_{};
+    std::unordered_map<Key, Entry, KeyHash> tt_;
+    std::unordered_map<Key, std::vector<Pair>, KeyHash> tried_;
+};
+
+}  // namespace sternhalma

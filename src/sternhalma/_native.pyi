@@ -1,0 +1,42 @@
+# The compiled core (src/sternhalma/_core/module.cpp); used through sternhalma/core.py.
+from collections.abc import Sequence
+
+class Evaluation:
+    def __init__(
+        self,
+        costs: Sequence[Sequence[int]],
+        to_go: Sequence[Sequence[int]],
+        divisor: Sequence[int],
+        group: int,
+    ) -> None: ...
+
+class RaceCore:
+    def __init__(
+        self,
+        size: int,
+        rays: Sequence[Sequence[Sequence[int]]],
+        goals: Sequence[int],
+        may_end: Sequence[int],
+        long_jumps: bool,
+        near: Sequence[int],
+        anti_blocking: bool,
+        last_reply: bool,
+    ) -> None: ...
+    def moves(self, marbles: Sequence[int], seat: int) -> bytes: ...
+    def apply(self, marbles: Sequence[int], seat: int, start: int, end: int) -> tuple[int, ...]: ...
+    def search(
+        self,
+        evaluation: Evaluation,
+        marbles: Sequence[int],
+        me: int,
+        rivals: Sequence[int],
+        mode: int,
+        order: Sequence[int],
+        nodes: int,
+        seconds: float,
+        breadth: int,
+        reply_breadth: int,
+        max_depth: int,
+        rivalry: bool,
+        likely: int,
+    ) -> tuple[int, int, int]: ...

@@ -1,0 +1,155 @@
+"""The compiled core against the Python engine (the reference), on every race variant.
+
+The same legal moves (start, end) and the same result of apply on thousands of
+seeded positions: positions of forward-biased play (marbles crossing the board,
+arriving in their goals, where the goal lock holds) and random placements
+(marbles anywhere, in other points, in their goals, packed into jump chains).
+``make test`` runs this file once more against a debug build of the core under
+AddressSanitizer and UndefinedBehaviorSanitizer.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Iterator
+
+import pytest
+
+from sternhalma import core
+from sternhalma.benchmark import sample_positions
+from sternhalma.players.race import RaceSearch
+from sternhalma.players.search import Limits
+from sternhalma.position import Position
+from sternhalma.rules import VARIANTS
+from sternhalma.rules.race import RaceRules
+
+RACE = [rules for rules in VARIANTS.values() if isinstance(rules, RaceRules)]
+PURE = os.environ.get("STERNHALMA_PURE", "") not in ("", "0")
+compiled = pytest.mark.skipif(PURE, reason="STERNHALMA_PURE=1: the pure-Python engine only")
+
+
+def played(rules: RaceRules, games: int, seed: int) -> Iterator[Position]:
+    """Every position of ``games`` seeded games of forward-biased random play."""
+    rng = random.Random(f"{rules.id}:{seed}")
+    for _ in range(games):
+        position = rules.initial()
+        for _ in range(rng.randint(40, 260)):
+            yield position
+            moves = rules.legal_moves(position)
+            if not moves:
+                position = position.with_turn(rules.next_seat(position.turn))
+                continue
+            if rng.random() < 0.8:
+                best = max(rules.progress(position, m) for m in moves)
+                moves = [m for m in moves if rules.progress(position, m) >= best - 1]
+            position = rules.apply_unchecked(position, rng.choice(moves))
+
+
+def placed(rules: RaceRules, count: int, seed: int) -> Iterator[Position]:
+    """Random placements: each seat's marbles on random holes, often near one another."""
+    rng = random.Random(f"placed:{rules.id}:{seed}")
+    size = rules.board.size
+    for _ in range(count):
+        free = list(range(size))
+        if rng.random() < 0.5:  # crowd a region so that long chains exist
+            centre = rng.randrange(size)
+            free.sort(key=lambda h: rules.board.distance(centre, h))
+            free = free[: max(len(rules.seats) * rules.marbles_per_seat * 2, size // 3)]
+        rng.shuffle(free)
+        marbles = []
+        for _seat in rules.seats:
+            count_here = rng.randint(1, rules.marbles_per_seat)
+            marbles.append(rules.board.mask(free[:count_here]))
+            free = free[count_here:]
+        yield Position(rules, rng.randrange(len(rules.seats)), tuple(marbles))
+
+
+def reference_moves(position: Position) -> list[tuple[int, int]]:
+    return sorted(move.key for move in position.rules.legal_moves(position))
+
+
+@compiled
+def test_the_compiled_core_is_in_use() -> None:
+    assert core.COMPILED, "the compiled core was not built (make setup builds it)"
+    assert core.NAME == "compiled (C++)"
+
+
+@compiled
+@pytest.mark.parametrize("rules", RACE, ids=lambda r: r.id)
+def test_same_moves_and_apply_as_the_engine(rules: RaceRules) -> None:
+    native = core.native_race_core(rules)
+    positions = [*played(rules, 12, seed=1), *placed(rules, 600, seed=1)]
+    assert len(positions) > 1500
+    for position in positions:
+        seat = position.turn
+        found = core.pairs(native.moves(position.marbles, seat))
+        assert len(found) == len(set(found)), position
+        assert sorted(found) == reference_moves(position), position
+        for move in position.rules.legal_moves(position)[:3]:
+            after = rules.apply_unchecked(position, move)
+            assert native.apply(position.marbles, seat, *move.key) == after.marbles
+
+
+@pytest.mark.parametrize("rules", RACE, ids=lambda r: r.id)
+def test_the_chosen_core_lists_the_engines_moves(rules: RaceRules) -> None:
+    chosen = core.race_core(rules)
+    for position in placed(rules, 40, seed=2):
+        found = core.pairs(chosen.moves(position.marbles, position.turn))
+        assert sorted(found) == reference_moves(position)
+
+
+def test_the_positions_cover_the_goal_lock_and_other_points() -> None:
+    # The differential positions include what the rules single out: marbles in
+    # their goal (they may only move inside it) and marbles standing in another point.
+    rules = VARIANTS["classic-6"]
+    assert isinstance(rules, RaceRules)
+    locked = sum(bool(p.marbles[p.turn] & rules.goals[p.turn]) for p in played(rules, 12, seed=1))
+    elsewhere = sum(
+        bool(p.marbles[p.turn] & ~rules.may_end[p.turn]) for p in placed(rules, 600, seed=1)
+    )
+    assert locked > 100
+    assert elsewhere > 100
+
+
+@compiled
+def test_bad_bitboards_get_clear_errors() -> None:
+    rules = VARIANTS["classic-2"]
+    assert isinstance(rules, RaceRules)
+    native = core.native_race_core(rules)
+    marbles = rules.initial().marbles
+    with pytest.raises(ValueError, match="not on the board"):
+        native.moves((marbles[0] | 1 << 121, marbles[1]), 0)
+    with pytest.raises(ValueError, match="not on the board"):
+        native.moves((-1, marbles[1]), 0)
+    with pytest.raises(ValueError, match="one bitboard per seat"):
+        native.moves(marbles[:1], 0)
+    with pytest.raises(ValueError, match="no such seat"):
+        native.moves(marbles, 2)
+    with pytest.raises(TypeError):
+        native.moves(("white", marbles[1]), 0)
+    with pytest.raises(ValueError, match="does not start on a marble"):
+        native.apply(marbles, 0, 60, 61)
+
+
+@compiled
+@pytest.mark.parametrize(
+    "variant", ["classic-2", "classic-3", "classic-6", "longjump-2", "pairs-4", "halma-2"]
+)
+def test_hards_search_chooses_the_same_move_on_either_core(variant: str) -> None:
+    # A fixed node allowance: the compiled core only lists the moves faster, so the
+    # search visits the same nodes and chooses the same move.
+    rules = VARIANTS[variant]
+    assert isinstance(rules, RaceRules)
+    for position in sample_positions(rules, 6, seed=3):
+        options = rules.legal_moves(position)
+        if not options:
+            continue
+        chosen = []
+        for compiled_core in (False, True):
+            limits = Limits.of(2_000, None)
+            search = RaceSearch(
+                rules, position.turn, range(rules.players), limits, compiled=compiled_core
+            )
+            chosen.append((search.choose(position, options), search.mode, limits.used))
+        assert chosen[0] == chosen[1]
