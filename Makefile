@@ -42,7 +42,7 @@ services:
 # beside the installed one; `make test` runs the differential tests once against it.
 ASAN_BUILD := build/sanitize
 $(ASAN_BUILD)/ok: $(CORE_SOURCES) | setup
-	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSTERNHALMA_SANITIZE=ON \
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSTERNHALMA_SANITIZE=ON \
 		-DPython_EXECUTABLE=$(abspath $(BIN)/python) >/dev/null
 	cmake --build $(ASAN_BUILD)
 	touch $@
