@@ -23,7 +23,7 @@ from sqlalchemy import create_engine
 from starlette.websockets import WebSocketDisconnect
 from test_server import EASY, PERSON, Socket, event_of, receive_until
 
-from sternhalma.rating import rating_changes
+from sternhalma.rating import Rating, rate_game
 from sternhalma.records import read_record
 from sternhalma.server.app import Settings, create_app
 from sternhalma.server.connection import AddressLimits, Limits
@@ -246,10 +246,11 @@ def test_the_server_flags_a_player_whose_time_runs_out(client: TestClient) -> No
         assert over["result"]["places"] == [2, 1] and over["result"]["seat"] == 0
         assert over["seats"][0]["status"] == "flagged"
         assert over["clock"]["remaining"][0] == 0 and over["clock"]["running"] is None
-        # First rated game for both: K = 32, expected ½ each, so ±16.
+        # First rated game for both: newcomers move apart by the same amount.
+        lost, won = rate_game([Rating(), Rating()], [2, 1])
         changes = {c["seat"]: c for c in over["ratings"]}
-        assert changes[0]["before"] == 1500 and changes[0]["after"] == 1484
-        assert changes[1]["after"] == 1516 and changes[1]["change"] == 16
+        assert changes[0]["before"] == 1500 and changes[0]["after"] == round(lost.rating)
+        assert changes[1]["after"] == round(won.rating) == 3000 - changes[0]["after"]
         white.send_json({"type": "move", "seat": 0, "path": ["l4", "l5"]})
         assert receive_until(white, lambda m: m["type"] == "error")["code"] == "over"
     record = read_record(client.get(f"/api/tables/{table['id']}/record").text)
@@ -352,16 +353,17 @@ def test_three_players_are_rated_pairwise_by_place(client: TestClient) -> None:
         sit(blue, 1, "Blue")
         sit(yellow, 2, "Yellow")
         state = receive_until(white, event_of("start"))["state"]
-        white.send_json({"type": "move", "seat": 0, "path": state["legal"][0]})
-        state = receive_until(blue, event_of("move", 0))["state"]
+        for seat, ws in enumerate((white, blue, yellow)):  # everyone moves once: no abort
+            ws.send_json({"type": "move", "seat": seat, "path": state["legal"][0]})
+            state = receive_until(ws, event_of("move", seat))["state"]
         blue.send_json({"type": "resign"})
         over = receive_until(yellow, event_of("resign"))["state"]
     places = over["result"]["places"]
     assert places[1] == 3
     games = [c["before"] for c in sorted(over["ratings"], key=lambda c: c["seat"])]
-    expected = rating_changes([1500.0] * 3, places, [0, 0, 0])
+    expected = rate_game([Rating()] * 3, places)
     assert [c["change"] for c in sorted(over["ratings"], key=lambda c: c["seat"])] == [
-        round(e, 1) for e in expected
+        round(e.rating - 1500, 1) for e in expected
     ]
     assert games == [1500, 1500, 1500]
 
@@ -558,7 +560,7 @@ def test_a_part_one_database_is_upgraded_and_its_games_go_on(tmp_path: Path) -> 
             assert receive_until(ws, event_of("move", 1))["state"]["v"] == 2
     with sqlite3.connect(path) as connection:
         assert connection.execute("SELECT version_num FROM alembic_version").fetchall() == [
-            ("0002",)
+            ("0003",)
         ]
 
 

@@ -45,6 +45,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     String,
     Table,
@@ -66,7 +67,7 @@ from sqlalchemy.ext.asyncio import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
 from sternhalma.errors import SternhalmaError
-from sternhalma.rating import START_RATING, rating_changes
+from sternhalma.rating import Rating, is_provisional, rate_game
 from sternhalma.server.protocol import TableError
 
 log = logging.getLogger(__name__)
@@ -195,6 +196,10 @@ class TableRow(Base):
     rematch_offers: Mapped[str] = mapped_column(Text, default="[]")
     #: The table this one is a rematch of.
     previous: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    # -- issue 14 (migration 0003) --
+    #: When a connection last came to or left the table (waiting tables nobody visits
+    #: leave the lobby, and are removed after a day).
+    visited_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
 class EventRow(Base):
@@ -218,6 +223,19 @@ class PlayerRow(Base):
     secret_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # -- issue 14 (migration 0003) --
+    #: The nickname's case-folded confusable skeleton (server/nicknames.py) while this
+    #: player holds it; None once another player took the nickname it had let go.
+    name_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    #: SHA-256 of the address the identity was created from (None: from before 0003).
+    address_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    #: When the player last finished or started a game (a nickname is let go 90 days after).
+    last_game_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+    __table_args__ = (
+        Index("ix_players_name_key", "name_key", unique=True),
+        Index("ix_players_address_hash", "address_hash", "created_at"),
+    )
 
 
 class RatingRow(Base):
@@ -231,6 +249,9 @@ class RatingRow(Base):
     rating: Mapped[float] = mapped_column(Float)
     games: Mapped[int] = mapped_column(Integer)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # -- issue 14 (migration 0003): Glicko-2 --
+    deviation: Mapped[float] = mapped_column(Float, server_default="350.0")
+    volatility: Mapped[float] = mapped_column(Float, server_default="0.06")
 
 
 class RatingChangeRow(Base):
@@ -623,7 +644,13 @@ _TABLES = cast(Table, TableRow.__table__)
 _SAVE_TABLE = (
     _TABLES.update()
     .where(_TABLES.c.id == bindparam("_id"), _TABLES.c.version == bindparam("_expected"))
-    .values({c.name: bindparam(c.name) for c in _TABLES.c if c.name not in ("id", "created_at")})
+    .values(
+        {
+            c.name: bindparam(c.name)
+            for c in _TABLES.c
+            if c.name not in ("id", "created_at", "visited_at")
+        }
+    )
 )
 _ADD_EVENT = cast(Table, EventRow.__table__).insert()
 
@@ -675,30 +702,37 @@ def _rate(session: Session, table_id: str, game: RatedGame, now: datetime) -> li
     for player in game.players:
         row = session.get(RatingRow, (player, game.category))
         if row is None:
+            new = Rating()
             row = RatingRow(
                 player_id=player,
                 category=game.category,
-                rating=START_RATING,
+                rating=new.rating,
+                deviation=new.deviation,
+                volatility=new.volatility,
                 games=0,
                 updated_at=now,
             )
             session.add(row)
         rows.append(row)
-    deltas = rating_changes([r.rating for r in rows], game.places, [r.games for r in rows])
+    after = rate_game([Rating(r.rating, r.deviation, r.volatility) for r in rows], game.places)
     changes = []
-    for seat, (row, delta) in enumerate(zip(rows, deltas, strict=True)):
+    for seat, (row, rating) in enumerate(zip(rows, after, strict=True)):
         change = RatingChangeRow(
             table_id=table_id,
             seat=seat,
             player_id=row.player_id,
             category=game.category,
             before=row.rating,
-            after=row.rating + delta,
+            after=rating.rating,
             games=row.games,
         )
         session.add(change)
         changes.append(_change(change))
-        row.rating += delta
+        row.rating, row.deviation, row.volatility = (
+            rating.rating,
+            rating.deviation,
+            rating.volatility,
+        )
         row.games += 1
         row.updated_at = now
     return changes
@@ -712,6 +746,8 @@ def _change(row: RatingChangeRow) -> dict[str, Any]:
         "before": round(row.before),
         "after": round(row.after),
         "change": round(row.after - row.before, 1),
+        "before_provisional": is_provisional(row.games),
+        "after_provisional": is_provisional(row.games + 1),
     }
 
 
