@@ -208,8 +208,15 @@ class Server:
 
     def start(self, timeout: float = 60) -> None:
         env = dict(os.environ, STERNHALMA_DATABASE_URL=self.database_url)
-        # bench/load.py opens thousands of tables and connections from 127.0.0.1.
-        env.update(STERNHALMA_MAX_CONNECTIONS="100000", STERNHALMA_MAX_NEW_TABLES="100000")
+        # bench/load.py opens thousands of tables and connections from 127.0.0.1, and
+        # every player of the browser tests comes from there too (their games are rated).
+        env.update(
+            STERNHALMA_MAX_CONNECTIONS="100000",
+            STERNHALMA_MAX_NEW_TABLES="100000",
+            STERNHALMA_MAX_SEAT_CHANGES="100000",
+            STERNHALMA_MAX_NEW_IDENTITIES="100000",
+            STERNHALMA_SAME_ADDRESS_HOURS="0",
+        )
         env.pop("STERNHALMA_REDIS_URL", None)
         if self.redis_url is not None:
             env["STERNHALMA_REDIS_URL"] = self.redis_url

@@ -84,6 +84,42 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     help="New tables one client address may start in 10 minutes. "
     "Environment: STERNHALMA_MAX_NEW_TABLES.",
 )
+@click.option(
+    "--max-seat-changes",
+    default=30,
+    show_default=True,
+    envvar="STERNHALMA_MAX_SEAT_CHANGES",
+    type=click.IntRange(1),
+    help="Sits and stand-ups one client address may make in a minute. "
+    "Environment: STERNHALMA_MAX_SEAT_CHANGES.",
+)
+@click.option(
+    "--max-new-identities",
+    default=5,
+    show_default=True,
+    envvar="STERNHALMA_MAX_NEW_IDENTITIES",
+    type=click.IntRange(1),
+    help="New player identities one client address may make in an hour. "
+    "Environment: STERNHALMA_MAX_NEW_IDENTITIES.",
+)
+@click.option(
+    "--same-address-hours",
+    default=24.0,
+    show_default=True,
+    envvar="STERNHALMA_SAME_ADDRESS_HOURS",
+    type=click.FloatRange(0),
+    help="A game is not rated when two of its players' identities were made from one "
+    "address within this many hours (0: rate them anyway, e.g. everyone behind one NAT). "
+    "Environment: STERNHALMA_SAME_ADDRESS_HOURS.",
+)
+@click.option(
+    "--first-move",
+    default=60.0,
+    show_default=True,
+    type=click.FloatRange(1),
+    help="Seconds a player at an online table has for a first move before the game "
+    "is aborted (docs/ratings.md).",
+)
 def serve(
     host: str,
     port: int,
@@ -94,6 +130,10 @@ def serve(
     allowed_origins: tuple[str, ...],
     max_connections: int,
     max_new_tables: int,
+    max_seat_changes: int,
+    max_new_identities: int,
+    same_address_hours: float,
+    first_move: float,
 ) -> None:
     """Start the web app: the lobby, tables against the computer, on one screen and online.
 
@@ -104,6 +144,7 @@ def serve(
 
     from sternhalma.server.app import Settings, create_app
     from sternhalma.server.connection import AddressLimits
+    from sternhalma.server.identities import HOUR, IdentityRules
     from sternhalma.server.store import database_url as parse_url
 
     options: dict[str, object] = {}
@@ -127,7 +168,13 @@ def serve(
                 f"{origin!r} is not an origin like https://example.org", param_hint="--allow-origin"
             )
     options["allowed_origins"] = tuple(o.rstrip("/") for o in allowed_origins)
-    options["per_address"] = AddressLimits(connections=max_connections, tables=max_new_tables)
+    options["per_address"] = AddressLimits(
+        connections=max_connections, tables=max_new_tables, seat_changes=max_seat_changes
+    )
+    options["identities"] = IdentityRules(
+        per_hour=max_new_identities, same_address=same_address_hours * HOUR
+    )
+    options["first_move"] = first_move
     settings = Settings(**options)  # type: ignore[arg-type]
     url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"
     shared = f", shared through {settings.redis_url}" if settings.redis_url else ""

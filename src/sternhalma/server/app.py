@@ -28,6 +28,7 @@ from sternhalma.rules import VARIANTS
 from sternhalma.server import computer
 from sternhalma.server.bus import Bus, MemoryBus, RedisBus
 from sternhalma.server.connection import AddressLimits, Connection, Limits, PerAddress
+from sternhalma.server.identities import IdentityRules
 from sternhalma.server.layout import catalogue
 from sternhalma.server.protocol import (
     MAX_BODY,
@@ -74,6 +75,10 @@ class Settings:
     sweep: float = 2.0
     #: Seconds after which another process takes over a computer's turn nobody played.
     takeover: float = 10.0
+    #: New identities per address, unrated games between them, nicknames let go.
+    identities: IdentityRules = field(default_factory=IdentityRules)
+    #: Seconds a player at an online table has for a first move before the game is aborted.
+    first_move: float = 60.0
 
 
 #: Sent with every page: nothing may be loaded from another site or run inline.
@@ -225,7 +230,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return
         try:
             await websocket.accept()
-            await Connection(websocket, websocket.app.state.tables, table_id, settings.limits).run()
+            await Connection(
+                websocket,
+                websocket.app.state.tables,
+                table_id,
+                settings.limits,
+                address=address,
+                per_address=per_address,
+            ).run()
         finally:
             per_address.disconnect(address)
 

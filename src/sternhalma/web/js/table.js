@@ -50,6 +50,7 @@ export async function showTable(root, id, navigate) {
         <div class="actions">
           <button type="button" id="undo" data-i18n="action.undo"></button>
           <button type="button" id="hint" data-i18n="action.hint"></button>
+          <button type="button" id="abort" data-i18n="action.abort"></button>
           <button type="button" id="resign" data-i18n="action.resign"></button>
         </div>
         <div id="viewing" class="viewing" hidden>
@@ -374,6 +375,7 @@ export async function showTable(root, id, navigate) {
     let text = "";
     if (connection === "closed") text = t("status.reconnecting");
     else if (viewing !== null) text = t("status.viewing", { n: viewing });
+    else if (state.status === "aborted") text = t("status.aborted");
     else if (state.over) text = t("status.over");
     else if (state.status === "waiting") text = t("status.waitingPlayers");
     else if (state.thinking !== null) text = t("status.thinking", { colour: colourName(state.seats[state.thinking].colour) });
@@ -511,8 +513,10 @@ export async function showTable(root, id, navigate) {
     $("#hint").hidden = !against;
     $("#undo").disabled = !state.can_undo || viewing !== null;
     $("#hint").disabled = !controllable();
-    $("#resign").hidden = !mySeats.length || state.status === "waiting";
+    // Before every player has moved, nobody has lost anything yet: Abort, not Resign.
+    $("#resign").hidden = !mySeats.length || state.status === "waiting" || state.can_abort;
     $("#resign").disabled = state.over;
+    $("#abort").hidden = !mySeats.length || !state.can_abort;
     renderOnline();
     tickClocks();
 
@@ -550,6 +554,8 @@ export async function showTable(root, id, navigate) {
       $("#reason").textContent = resultText(state.result);
       const places = $("#places");
       places.replaceChildren();
+      places.hidden = state.status === "aborted";
+      $("#result-title").textContent = t(state.status === "aborted" ? "result.aborted" : "result.title");
       const order = state.seats.map((s, i) => [s, i, state.result.places[i]]).sort((a, b) => (a[2] ?? 99) - (b[2] ?? 99));
       for (const [seat, i, p] of order) {
         const li = document.createElement("li");
@@ -571,7 +577,10 @@ export async function showTable(root, id, navigate) {
       const seat = state.seats[change.seat];
       const li = document.createElement("li");
       const sign = change.change > 0 ? "+" : change.change < 0 ? "−" : "±";
-      li.append(swatch(seat.colour, 16), ` ${t("rating.change", { name: seat.nickname || colourName(seat.colour), before: change.before, after: change.after, change: `${sign}${Math.abs(change.change)}` })}`);
+      // A provisional rating (too few rated games to be sure of it) shows with "?".
+      const before = `${change.before}${change.before_provisional ? "?" : ""}`;
+      const after = `${change.after}${change.after_provisional ? "?" : ""}`;
+      li.append(swatch(seat.colour, 16), ` ${t("rating.change", { name: seat.nickname || colourName(seat.colour), before, after, change: `${sign}${Math.abs(change.change)}` })}`);
       list.appendChild(li);
     }
   }
@@ -595,6 +604,10 @@ export async function showTable(root, id, navigate) {
   /** "White wins. Black resigned." in the current language (the server's English as a fallback). */
   function resultText(result) {
     const name = (seat) => colourName(state.seats[seat].colour);
+    if (result.ending === "aborted") {
+      const who = result.seat === null || result.seat === undefined ? "" : name(result.seat);
+      return t(`ending.aborted.${result.abort}`, { who });
+    }
     let headline;
     if (result.team_places && result.team_places.length) {
       const firsts = variant.teams.filter((_, i) => result.team_places[i] === 1);
@@ -624,6 +637,9 @@ export async function showTable(root, id, navigate) {
       const seat = isMine(state.turn) ? state.turn : mySeats.length === 1 ? mySeats[0] : undefined;
       socket.send({ type: "resign", seat });
     }
+  });
+  $("#abort").addEventListener("click", async () => {
+    if (await ask(t("confirm.abort"), t("action.abort"), t("confirm.cancel"))) socket.send({ type: "abort" });
   });
   $("#back").addEventListener("click", backToGame);
   $("#rematch").addEventListener("click", () => socket.send({ type: "rematch" }));
