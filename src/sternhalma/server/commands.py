@@ -1,0 +1,259 @@
+"""The commands a table takes: create, move, undo, resign, sit, leave and rematch.
+
+Each runs under the table's lock, checks who may act (server/table.py), changes
+the table and commits the change (server/copies.py) before anybody hears of it.
+The computer's turn and hints are in server/computer_turns.py.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from sternhalma.game import GameError
+from sternhalma.notation import position_from_json, position_to_json
+from sternhalma.rules import find_variant
+from sternhalma.server.copies import Copies
+from sternhalma.server.protocol import TableError
+from sternhalma.server.seats import Seat, check_rated, parse_clock, parse_seats
+from sternhalma.server.store import Player, hash_secret, new_secret
+from sternhalma.server.table import Action, Table, parse_moves_made
+
+
+class Commands(Copies):
+    """What players ask of a table (the websocket's commands and table creation)."""
+
+    async def create(
+        self,
+        variant: str,
+        seats: object,
+        *,
+        start: str | None = None,
+        moves_made: object = None,
+        deadline_rule: bool = True,
+        clock: object = None,
+        rated: bool = False,
+        sit: int | None = None,
+        nickname: str | None = None,
+        identity: str | None = None,
+        token: str | None = None,
+    ) -> tuple[Table, str, dict[str, Any] | None]:
+        """A new table, the token that holds the creator's seats, and (online tables)
+        the creator as a player: ``{"id", "nickname", "secret"}``.
+
+        ``start`` (position JSON) and ``moves_made`` (own moves per seat so far)
+        set a game up mid-way, e.g. to practise an ending. At an online table the
+        creator sits at seat ``sit`` (the first online seat by default).
+        """
+        rules = find_variant(variant)
+        parsed = parse_seats(rules, seats)
+        control = parse_clock(clock)
+        check_rated(rules, parsed, rated)
+        if rated and not deadline_rule and rules.deadline is not None:
+            raise TableError("rated", "a rated game keeps the leaving-home rule")
+        if start is not None:
+            position = position_from_json(start)
+            if position.rules is not rules:
+                raise TableError(
+                    "start", f"the start position is {position.rules.id}, not {rules.id}"
+                )
+            start = position_to_json(position)
+        made = parse_moves_made(rules, moves_made)
+        token = token or new_secret()
+        player: dict[str, Any] | None = None
+        online = [s for s, seat in enumerate(parsed) if seat.kind == "online"]
+        if online:
+            seat = online[0] if sit is None else sit
+            if seat not in online:
+                raise TableError("seat", f"seat {seat} is not an online seat of this table")
+            if nickname is None:
+                raise TableError("nickname", "type a nickname to sit down")
+            who, secret = await self.store.identify(nickname, identity)
+            parsed[seat] = Seat(
+                "online", player=who.id, nickname=who.nickname, token_hash=hash_secret(token)
+            )
+            player = _player(who, secret)
+        table = Table(
+            id=secrets.token_urlsafe(9),
+            rules=rules,
+            seats=parsed,
+            token_hash=hash_secret(token),
+            seed=secrets.randbits(31),
+            start=start,
+            moves_made=made,
+            deadline_rule=deadline_rule,
+            rated=rated,
+            control=control,
+            now=self.now,
+        )
+        await self._insert(table)
+        return table, token, player
+
+    async def move(
+        self,
+        table: Table,
+        token: str | None,
+        seat: int,
+        path: tuple[str, ...],
+        *,
+        confirm: bool,
+        version: int | None,
+    ) -> dict[str, Any] | None:
+        """Play a move for a seat the token holds. Returns a "confirm" question instead
+        when the move would put the player out and was not confirmed."""
+        async with table.lock:
+            table.check_turn(token, seat)
+            if version is not None and version != table.version:
+                raise TableError("stale", "the game moved on; look at the board again")
+            await self._flag_if_out(table)
+            rules = table.rules
+            try:
+                move = rules.check_path(
+                    table.game.position, [rules.board.index(name) for name in path]
+                )
+            except KeyError as error:
+                raise TableError("hole", f"unknown hole {str(error.args[0])[:20]!r}") from None
+            if not confirm and table.game.would_put_out(move):
+                return {"type": "confirm", "seat": seat, "path": list(path)}
+            try:
+                event = table.play(seat, move)
+            except GameError:
+                await self._flag_if_out(table)
+                raise
+            await self._commit(table, event)
+        return None
+
+    async def undo(self, table: Table, token: str | None) -> None:
+        """Take back the last person's move and the computer's answers to it."""
+        async with table.lock:
+            table.check_creator(token)
+            if not table.can_undo():
+                raise TableError("no-undo", "there is no move of yours to take back")
+            undone = []
+            while table.actions:
+                action = table.actions.pop()
+                table.game.undo()
+                undone.append(action.move)
+                if table.seats[action.seat].kind == "person":
+                    break
+            table.generation += 1
+            table.thinking = None
+            await self._commit(table, {"kind": "undo", "moves": undone})
+
+    async def resign(self, table: Table, token: str | None, seat: int | None) -> None:
+        async with table.lock:
+            seat = table.acting_seat(token, seat)
+            table.game.resign(seat)
+            table.actions.append(Action(seat, resign=True))
+            table.generation += 1
+            table.thinking = None
+            await self._commit(table, {"kind": "resign", "seat": seat})
+
+    async def sit(
+        self,
+        table: Table,
+        token: str | None,
+        seat: int,
+        nickname: str,
+        identity: str | None,
+    ) -> dict[str, Any]:
+        """Take a free online seat; the reply carries the seat's token and the player."""
+        async with table.lock:
+            if table.status != "waiting":
+                raise TableError("not-waiting", "every seat is taken; you can watch the game")
+            if not 0 <= seat < len(table.seats) or table.seats[seat].kind != "online":
+                raise TableError("seat", f"seat {seat} is not an online seat of this table")
+            if table.seats[seat].taken:
+                raise TableError("seat-taken", "somebody sits there already; pick a free seat")
+            if table.seats_of(token):
+                raise TableError("seated", "you already sit at this table")
+            player, secret = await self.store.identify(nickname, identity)
+            if any(other.player == player.id for other in table.seats):
+                raise TableError("seated", "you already sit at this table (in another window?)")
+            # Players tell each other apart by nickname at a table.
+            wanted = player.nickname.casefold()
+            for other in table.seats:
+                if other.nickname is not None and other.nickname.casefold() == wanted:
+                    raise TableError(
+                        "nickname-taken",
+                        f"somebody at this table is called {other.nickname} already; "
+                        "pick another nickname",
+                    )
+            seat_token = new_secret()
+            table.seats[seat] = Seat(
+                "online",
+                player=player.id,
+                nickname=player.nickname,
+                token_hash=hash_secret(seat_token),
+            )
+            await self._commit(table, {"kind": "sit", "seat": seat, "nickname": player.nickname})
+            if table.status == "playing":
+                table.start_clock()
+                await self._commit(table, {"kind": "start"})
+        return {
+            "type": "seated",
+            "seat": seat,
+            "token": seat_token,
+            "player": _player(player, secret),
+        }
+
+    async def leave(self, table: Table, token: str | None) -> None:
+        """Stand up from an online seat before the game starts."""
+        async with table.lock:
+            seats = [s for s in table.seats_of(token) if table.seats[s].kind == "online"]
+            if not seats:
+                raise TableError("not-your-seat", "you do not hold a seat at this table")
+            if table.status != "waiting":
+                raise TableError("started", "the game has started: resign instead")
+            for seat in seats:
+                table.seats[seat] = Seat("online")
+            await self._commit(table, {"kind": "leave", "seat": seats[0]})
+
+    async def rematch(self, table: Table, token: str | None) -> Table | None:
+        """A new table with the same variant, clock and people (online: seats rotate, once
+        every online player asked); None while others have not asked yet."""
+        async with table.lock:
+            seats = table.seats_of(token)
+            if not seats:
+                raise TableError("not-your-seat", "you do not hold a seat at this table")
+            if table.rematch is not None:
+                return await self.get(table.rematch)
+            if not table.game.is_over:
+                raise TableError("not-over", "a rematch is offered once the game is over")
+            if table.online:
+                table.rematch_offers |= set(seats)
+                wanted = {s for s, seat in enumerate(table.seats) if seat.kind == "online"}
+                if not wanted <= table.rematch_offers:
+                    await self._commit(table, {"kind": "rematch-offer", "seat": seats[0]})
+                    return None
+            new = self._rematch_of(table)
+            await self._insert(new)
+            table.rematch = new.id
+            await self._commit(table, {"kind": "rematch", "table": new.id})
+            return new
+
+    def _rematch_of(self, table: Table) -> Table:
+        """The rematch: online players move one seat on (white plays black next time in
+        a 2-player game); people on one screen keep their seats. Each keeps their token."""
+        seats = list(table.seats)
+        if table.online:
+            seats = seats[-1:] + seats[:-1]
+        return Table(
+            id=secrets.token_urlsafe(9),
+            rules=table.rules,
+            seats=seats,
+            token_hash=table.token_hash,
+            seed=secrets.randbits(31),
+            start=table.start,
+            moves_made=table.moves_made,
+            deadline_rule=table.deadline_rule,
+            rated=table.rated,
+            control=table.control,
+            now=self.now,
+            previous=table.id,
+        )
+
+
+def _player(player: Player, secret: str) -> dict[str, Any]:
+    """The identity a browser keeps: public id, nickname and the secret that proves it."""
+    return {"id": player.id, "nickname": player.nickname, "secret": secret}

@@ -1,0 +1,464 @@
+"""One table's state: seats, the referee, the clock, the history, the version, and what
+viewers see of it.
+
+A ``Table`` is plain data with the rules of who may do what; it never touches the
+database, the bus or the computer (``Tables`` in server/tables.py does, one concern per
+module). Kept apart so a reader finds a table's state in one place.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from sternhalma.clock import Clock, TimeControl, TimeSource, monotonic_ms
+from sternhalma.game import Game
+from sternhalma.notation import position_from_json, position_to_dict
+from sternhalma.position import Move
+from sternhalma.rating import is_rated
+from sternhalma.records import write_record
+from sternhalma.rules import find_variant
+from sternhalma.rules.base import Ruleset
+from sternhalma.rules.race import RaceRules
+from sternhalma.server import computer
+from sternhalma.server.protocol import TableError
+from sternhalma.server.seats import Seat
+from sternhalma.server.store import RatedGame, StoredClock, StoredTable, hash_secret, wall_ms
+
+
+def parse_moves_made(rules: Ruleset, value: object) -> tuple[int, ...] | None:
+    """Own moves per seat before the start position; TableError unless one count per seat."""
+    if value is None:
+        return None
+    if (
+        not isinstance(value, list | tuple)
+        or len(value) != rules.players
+        or not all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n < 1000 for n in value)
+    ):
+        raise TableError(
+            "moves_made",
+            f'"moves_made" needs one whole number of at least 0 per seat ({rules.players})',
+        )
+    return tuple(value)
+
+
+@dataclass
+class Action:
+    """One entry of a table's history: a move, a resignation or a flag of a seat."""
+
+    seat: int
+    move: str | None = None
+    resign: bool = False
+    flag: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.resign:
+            return {"seat": self.seat, "resign": True}
+        if self.flag:
+            return {"seat": self.seat, "flag": True}
+        return {"seat": self.seat, "move": self.move}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Action:
+        return cls(
+            int(data["seat"]),
+            data.get("move"),
+            bool(data.get("resign", False)),
+            bool(data.get("flag", False)),
+        )
+
+
+@dataclass
+class Table:
+    id: str
+    rules: Ruleset
+    seats: list[Seat]
+    #: SHA-256 of the creating browser's secret (it holds the person seats).
+    token_hash: str
+    seed: int
+    start: str | None = None
+    #: Own moves per seat before ``start`` (a game set up mid-way; the deadline counts them).
+    moves_made: tuple[int, ...] | None = None
+    deadline_rule: bool = True
+    rated: bool = False
+    control: TimeControl | None = None
+    #: The time source of the clock (milliseconds, monotonic).
+    now: TimeSource = monotonic_ms
+    version: int = 0
+    actions: list[Action] = field(default_factory=list)
+    #: The seat the computer is thinking for, if any.
+    thinking: int | None = None
+    #: Bumped by undo, resignation, flag and every move: a computer move computed for an
+    #: older generation is dropped.
+    generation: int = 0
+    rematch: str | None = None
+    rematch_offers: set[int] = field(default_factory=set)
+    previous: str | None = None
+    #: Rating changes by seat once a rated game is over.
+    ratings: list[dict[str, Any]] | None = None
+    created: datetime = field(default_factory=lambda: datetime.now(UTC))
+    #: Seats with a connection here now, and how many others watch (not versioned).
+    present: list[int] = field(default_factory=list)
+    watchers: int = 0
+    game: Game = field(init=False)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
+    #: Set when anything changes: the clock watcher looks again.
+    changed: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
+    #: Set when this copy is dropped from memory (the database has a newer one).
+    dropped: bool = False
+    watcher: asyncio.Task[None] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.game = self.new_game()
+
+    def new_game(self) -> Game:
+        return Game(
+            self.rules,
+            start=position_from_json(self.start) if self.start else None,
+            deadline_rule=self.deadline_rule,
+            moves_made=self.moves_made,
+        )
+
+    # -- who may do what -----------------------------------------------------
+    @property
+    def online(self) -> bool:
+        return any(seat.kind == "online" for seat in self.seats)
+
+    @property
+    def status(self) -> str:
+        """``waiting`` (an online seat is free), ``playing`` or ``over``."""
+        if self.game.is_over:
+            return "over"
+        if not all(seat.taken for seat in self.seats):
+            return "waiting"
+        return "playing"
+
+    def holds(self, token: str | None) -> bool:
+        """Whether ``token`` holds any seat here."""
+        return bool(self.seats_of(token))
+
+    def seats_of(self, token: str | None) -> list[int]:
+        """The seats ``token`` holds: every person seat for the creating browser's
+        secret, an online seat for that seat's token."""
+        if not token:
+            return []
+        hashed = hash_secret(token)
+        creator = hmac.compare_digest(hashed, self.token_hash)
+        return [
+            s
+            for s, seat in enumerate(self.seats)
+            if (seat.kind == "person" and creator)
+            or (
+                seat.kind == "online"
+                and seat.token_hash is not None
+                and hmac.compare_digest(hashed, seat.token_hash)
+            )
+        ]
+
+    def person_seats(self) -> list[int]:
+        return [s for s, seat in enumerate(self.seats) if seat.kind == "person"]
+
+    @property
+    def against_computer(self) -> bool:
+        """Undo and hints are offered only to people on one screen against the computer."""
+        return any(seat.kind == "computer" for seat in self.seats) and bool(self.person_seats())
+
+    def can_undo(self) -> bool:
+        return (
+            self.against_computer
+            and not self.game.is_over
+            and any(self.seats[a.seat].kind == "person" and a.move for a in self.actions)
+        )
+
+    def check_creator(self, token: str | None) -> None:
+        if not self.person_seats() or not self.seats_of(token):
+            raise TableError("not-your-seat", "you do not hold a seat at this table")
+
+    def check_turn(self, token: str | None, seat: int) -> None:
+        if seat not in self.seats_of(token):
+            raise TableError("not-your-seat", f"you do not hold seat {seat} at this table")
+        if self.game.is_over:
+            raise TableError("over", "the game is over")
+        if self.status == "waiting":
+            raise TableError("not-started", "the game starts when every seat is taken")
+        if self.game.turn != seat:
+            raise TableError("not-your-turn", f"it is not {self.rules.seats[seat]}'s turn")
+
+    def acting_seat(self, token: str | None, seat: int | None) -> int:
+        """The seat a resignation is for: the one named, the one to move, or the only one."""
+        held = self.seats_of(token)
+        if not held:
+            raise TableError("not-your-seat", "you do not hold a seat at this table")
+        if self.status == "waiting":
+            raise TableError("not-started", "the game has not started: stand up instead")
+        if seat is None:
+            turn = self.game.turn
+            if turn is not None and turn in held:
+                seat = turn
+            elif len(held) == 1:
+                seat = held[0]
+            else:
+                raise TableError("seat", "say which seat resigns")
+        if seat not in held:
+            raise TableError("not-your-seat", f"you do not hold seat {seat} at this table")
+        return seat
+
+    def job(self, level: str) -> computer.Job:
+        """What a worker needs to choose the next move at ``level`` (plain, picklable data)."""
+        return computer.Job(
+            self.rules.id,
+            self.start,
+            self.moves_made,
+            tuple(self.moves_played()),
+            self.deadline_rule,
+            level,
+            # Seeded by table and move number: a replayed game gets the same answers.
+            self.seed + len(self.actions),
+        )
+
+    def moves_played(self) -> list[str]:
+        return [a.move for a in self.actions if a.move is not None]
+
+    def names(self) -> list[str]:
+        """Each seat's name for a game record: the nickname, "computer (easy)" or "person"."""
+        names = []
+        for seat in self.seats:
+            if seat.kind == "computer":
+                names.append(f"computer ({seat.level})")
+            elif seat.kind == "online":
+                names.append(seat.nickname or "free seat")
+            else:
+                names.append("person")
+        return names
+
+    # -- the clock -------------------------------------------------------------------
+    def start_clock(self, banks: list[int] | None = None) -> None:
+        """Attach the clock (with ``banks`` when resuming after a restart) and run it for
+        the seat to move once the game is being played."""
+        if self.control is None:
+            return
+        if self.game.clock is None:
+            self.game.clock = Clock(self.control, self.rules.players, now=self.now, banks=banks)
+        clock = self.game.clock
+        if clock.running is None and self.game.turn is not None and self.status == "playing":
+            clock.start(self.game.turn)
+
+    def clock_state(self) -> dict[str, Any] | None:
+        if self.control is None:
+            return None
+        clock = self.game.clock
+        remaining = (
+            [clock.remaining(s) for s in range(clock.seats)]
+            if clock is not None
+            else [self.control.bank_ms] * self.rules.players
+        )
+        return {
+            "control": str(self.control),
+            "remaining": remaining,
+            "running": clock.running if clock is not None else None,
+        }
+
+    def stored_clock(self) -> StoredClock | None:
+        state = self.clock_state()
+        if state is None:
+            return None
+        return StoredClock(state["control"], state["remaining"], state["running"], wall_ms())
+
+    # -- the public state ----------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        """Everything a viewer may see; sent with every event."""
+        game = self.game
+        position = game.position
+        rules = self.rules
+        status = self.status
+        turn = game.turn if status == "playing" else None
+        legal: list[list[str]] = []
+        if (
+            turn is not None
+            and self.seats[turn].kind in ("person", "online")
+            and self.thinking is None
+        ):
+            names = rules.board.names
+            legal = [[names[h] for h in move] for move in self._choices()]
+        places = game.places
+        seats = []
+        for s, seat in enumerate(self.seats):
+            entry: dict[str, Any] = {
+                "colour": rules.seats[s],
+                **seat.public(),
+                "moves": game.moves_made(s),
+                "status": game.status(s),
+                "place": places.get(s),
+            }
+            if isinstance(rules, RaceRules):
+                entry["home"] = rules.in_goal(position, s)
+                entry["of"] = rules.marbles_per_seat
+            if position.captured:
+                entry["captured"] = position.captured[s]
+            seats.append(entry)
+        moves = []
+        ply = 0
+        for action in self.actions:
+            if action.move is not None:
+                ply += 1
+                moves.append({"ply": ply, "seat": action.seat, "text": action.move})
+        return {
+            "id": self.id,
+            "v": self.version,
+            "variant": rules.id,
+            "game": rules.game,
+            "status": status,
+            "online": self.online,
+            "rated": self.rated,
+            "deadline_rule": self.deadline_rule,
+            "seats": seats,
+            "position": position_to_dict(position),
+            "turn": turn,
+            "thinking": self.thinking,
+            "legal": legal,
+            "moves": moves,
+            "clock": self.clock_state(),
+            "over": game.is_over,
+            "result": self._result() if game.is_over else None,
+            "ratings": self.ratings,
+            "can_undo": self.can_undo(),
+            "can_hint": self.against_computer,
+            "rematch": self.rematch,
+            "rematch_offers": sorted(self.rematch_offers),
+            "previous": self.previous,
+            "present": list(self.present),
+            "watchers": self.watchers,
+        }
+
+    def message(self, event: dict[str, Any]) -> dict[str, Any]:
+        """The broadcast of ``event``: the version and the state after it."""
+        return {"type": "event", "v": self.version, "event": event, "state": self.state()}
+
+    def _choices(self) -> list[Move]:
+        """The moves offered to a person: one per resulting position (capture has many
+        paths to the same position; the player needs only one of them)."""
+        return self.rules.distinct_moves(self.game.position)
+
+    def _result(self) -> dict[str, Any]:
+        result = self.game.result
+        assert result is not None
+        return {
+            "places": list(result.places),
+            "team_places": list(result.team_places),
+            "ending": result.ending,
+            "reason": result.reason,
+            "seat": result.seat,
+        }
+
+    def rated_game(self) -> RatedGame | None:
+        """The finished game for the ratings, when this table is rated and not yet rated."""
+        if not self.rated or not self.game.is_over or self.ratings is not None:
+            return None
+        computers = sum(1 for seat in self.seats if seat.kind == "computer")
+        if not is_rated(self.rules, rated_table=True, computer_seats=computers):
+            return None
+        players = tuple(seat.player for seat in self.seats if seat.player is not None)
+        result = self.game.result
+        if len(players) != len(self.seats) or result is None:
+            return None
+        return RatedGame(self.rules.id, players, result.places)
+
+    def stored(self) -> StoredTable:
+        return StoredTable(
+            id=self.id,
+            variant=self.rules.id,
+            seats=[seat.stored() for seat in self.seats],
+            start=self.start,
+            moves_made=list(self.moves_made) if self.moves_made is not None else None,
+            deadline_rule=self.deadline_rule,
+            token_hash=self.token_hash,
+            seed=self.seed,
+            actions=[a.to_dict() for a in self.actions],
+            version=self.version,
+            status=self.status,
+            rated=self.rated,
+            clock=self.stored_clock(),
+            result=self._result() if self.game.is_over else None,
+            rematch=self.rematch,
+            rematch_offers=sorted(self.rematch_offers),
+            previous=self.previous,
+        )
+
+    def record(self) -> str:
+        """The game record (docs/records.md) with the players' names."""
+        return write_record(
+            self.game,
+            players=self.names(),
+            date=self.created.date(),
+            time_control=self.control,
+            extra={"Table": self.id, "Rated": "yes" if self.rated else "no"},
+        )
+
+    # -- changes ---------------------------------------------------------------
+    def play(self, seat: int, move: Move) -> dict[str, Any]:
+        """Play a checked move for ``seat``; the event that tells viewers about it."""
+        rules = self.rules
+        before = self.game.position
+        played = self.game.play(move, seat=seat)
+        text = rules.format_move(played)
+        self.actions.append(Action(seat, text))
+        self.generation += 1
+        event: dict[str, Any] = {
+            "kind": "move",
+            "seat": seat,
+            "path": [rules.board.names[h] for h in played],
+        }
+        removed = before.occupied & ~self.game.position.occupied & ~(1 << played[0])
+        if removed:
+            event["removed"] = rules.board.names_of(removed)
+        return event
+
+    def replay(self, actions: list[Action]) -> None:
+        """Rebuild the game from stored actions (checked by the referee again); the
+        clock is attached afterwards, so replaying charges nobody's time."""
+        self.game = self.new_game()
+        self.actions = []
+        for action in actions:
+            if action.resign:
+                self.game.resign(action.seat)
+                self.actions.append(action)
+            elif action.flag:
+                self.game.flag(action.seat)
+                self.actions.append(action)
+            elif action.move is not None:
+                self.play(action.seat, self.rules.parse_path(action.move))
+
+    def position_after(self, ply: int) -> dict[str, Any]:
+        """The position after the first ``ply`` moves (the move list's look-back)."""
+        moves = self.moves_played()
+        if ply > len(moves):
+            raise TableError("ply", f"the game has only {len(moves)} moves")
+        game = self.new_game()
+        for text in moves[:ply]:
+            game.play(text)
+        return position_to_dict(game.position)
+
+
+def summary(stored: StoredTable) -> dict[str, Any]:
+    """An open table as the lobby lists it (from the database, without replaying)."""
+    rules = find_variant(stored.variant)
+    return {
+        "id": stored.id,
+        "variant": stored.variant,
+        "game": rules.game,
+        "seats": [
+            {
+                "colour": colour,
+                "kind": seat.get("kind"),
+                "level": seat.get("level"),
+                "nickname": seat.get("nickname"),
+                "taken": seat.get("kind") != "online" or bool(seat.get("token_hash")),
+            }
+            for colour, seat in zip(rules.seats, stored.seats, strict=False)
+        ],
+        "clock": stored.clock.control if stored.clock is not None else None,
+        "rated": stored.rated,
+    }
