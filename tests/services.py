@@ -289,6 +289,7 @@ class Player:
     ) -> None:
         from websockets.sync.client import connect
 
+        self.server = server
         self.table_id = table_id
         self.token = token
         self.ws = connect(f"{server.ws_url}/ws/tables/{table_id}", open_timeout=10).__enter__()
@@ -361,6 +362,19 @@ def moved(seat: int | None = None) -> Any:
     )
 
 
+#: The identity secret each nickname was last played under, by database: a nickname
+#: belongs to one identity, so every "bram" of a database is the same player.
+IDENTITIES: dict[tuple[str, str], str] = {}
+
+
+def identity_of(server: Server, nickname: str) -> str | None:
+    return IDENTITIES.get((server.database_url, nickname))
+
+
+def remember(server: Server, player: dict[str, Any]) -> None:
+    IDENTITIES[(server.database_url, player["nickname"])] = player["secret"]
+
+
 def online_table(
     server: Server, nickname: str = "ayse", clock: str | None = None, seats: int = 2
 ) -> dict[str, Any]:
@@ -369,17 +383,21 @@ def online_table(
         "variant": "classic-2" if seats == 2 else f"classic-{seats}",
         "seats": [{"kind": "online"}] * seats,
         "nickname": nickname,
+        "identity": identity_of(server, nickname),
     }
     if clock is not None:
         body["clock"] = clock
     table: dict[str, Any] = server.post("/api/tables", body)
+    remember(server, table["player"])
     return table
 
 
 def sit(player: Player, seat: int, nickname: str) -> str:
     """Take ``seat`` over the websocket; the seat's token."""
-    player.send({"type": "sit", "seat": seat, "nickname": nickname})
+    identity = identity_of(player.server, nickname)
+    player.send({"type": "sit", "seat": seat, "nickname": nickname, "identity": identity})
     reply = player.until(lambda m: m["type"] == "seated")
+    remember(player.server, reply["player"])
     token: str = reply["token"]
     player.token = token
     return token

@@ -15,7 +15,17 @@ from typing import Any
 
 import pytest
 from helpers import run_apart
-from services import Cluster, Player, moved, online_table, seated_pair, sit, start_cluster
+from services import (
+    Cluster,
+    Player,
+    identity_of,
+    moved,
+    online_table,
+    remember,
+    seated_pair,
+    sit,
+    start_cluster,
+)
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
@@ -187,8 +197,10 @@ def test_a_computer_seat_plays_on_when_its_process_is_gone(
             "variant": "classic-2",
             "seats": [{"kind": "online"}, {"kind": "computer", "level": "easy"}],
             "nickname": "ayse",
+            "identity": identity_of(spare, "ayse"),
         },
     )
+    remember(spare, table["player"])
     on_spare = Player(spare, table["id"], table["token"])
     watcher = Player(cluster.a, table["id"])
     try:

@@ -57,15 +57,16 @@ def make_client(database: Path, **settings: Any) -> TestClient:
     return TestClient(create_app(Settings(**options)))
 
 
-#: The identity secret of each nickname the tests used last: a nickname belongs to one
-#: identity, so a test that sits down as "Bram" again is the same Bram (in a database
-#: that does not know that secret, a new identity is made).
-IDENTITIES: dict[str, str] = {}
+def identities(client: TestClient) -> dict[str, str]:
+    """The identity secret of each nickname used last on ``client``'s server: a nickname
+    belongs to one identity, so a test that sits down as "Bram" again is the same Bram."""
+    known: dict[str, str] = client.__dict__.setdefault("identities", {})
+    return known
 
 
-def remember(player: dict[str, Any] | None) -> None:
+def remember(client: TestClient, player: dict[str, Any] | None) -> None:
     if player is not None:
-        IDENTITIES[player["nickname"]] = player["secret"]
+        identities(client)[player["nickname"]] = player["secret"]
 
 
 @pytest.fixture(scope="module")
@@ -76,10 +77,10 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
 
 def create(client: TestClient, variant: str, seats: list[dict[str, Any]], **extra: Any) -> Any:
     body = {"variant": variant, "seats": seats, "nickname": "Ayşe", **extra}
-    body.setdefault("identity", IDENTITIES.get(body["nickname"]))
+    body.setdefault("identity", identities(client).get(body["nickname"]))
     response = client.post("/api/tables", json=body)
     assert response.status_code == 200, response.text
-    remember(response.json()["player"])
+    remember(client, response.json()["player"])
     return response.json()
 
 
@@ -89,6 +90,7 @@ def socket(client: TestClient, table_id: str, token: str | None = None) -> Itera
     with client.websocket_connect(f"/ws/tables/{table_id}") as ws:
         ws.send_json({"type": "hello", "token": token})
         wrapped = Socket(ws)
+        wrapped.client = client  # type: ignore[attr-defined]
         wrapped.welcome = wrapped.receive_json()  # type: ignore[attr-defined]
         assert wrapped.welcome["type"] == "welcome"  # type: ignore[attr-defined]
         yield wrapped
@@ -97,12 +99,13 @@ def socket(client: TestClient, table_id: str, token: str | None = None) -> Itera
 def sit(ws: Socket, seat: int, nickname: str, identity: Any = "known") -> dict[str, Any]:
     """Sit down as the identity last known by that nickname (``identity``: None for a
     new one, or a secret)."""
+    client: TestClient = ws.client  # type: ignore[attr-defined]
     if identity == "known":
-        identity = IDENTITIES.get(" ".join(nickname.split()))
+        identity = identities(client).get(" ".join(nickname.split()))
     ws.send_json({"type": "sit", "seat": seat, "nickname": nickname, "identity": identity})
     reply: dict[str, Any] = receive_until(ws, lambda m: m["type"] in ("seated", "error"))
     if reply["type"] == "seated":
-        remember(reply["player"])
+        remember(client, reply["player"])
     return reply
 
 
@@ -221,7 +224,7 @@ def test_bad_seats_and_sitting_are_refused_with_reasons(client: TestClient) -> N
             guest.send_json({"type": "sit", "seat": 1, "nickname": "a\u0000b"})
             assert "control" in receive_until(guest, lambda m: m["type"] == "error")["message"]
             # The same identity cannot take two seats of one table.
-            same = sit(guest, 1, "Ayşe", identity=table["player"]["secret"])
+            same = sit(guest, 1, "Ayşe 2", identity=table["player"]["secret"])
             assert same["code"] == "seated"
             # Standing up frees the seat for somebody else.
             seated = sit(guest, 1, "Bram")
@@ -424,8 +427,8 @@ def test_a_rematch_starts_when_everyone_asks_and_the_seats_rotate(client: TestCl
         receive_until(white, event_of("start"))
         white.send_json({"type": "rematch"})
         assert receive_until(white, lambda m: m["type"] == "error")["code"] == "not-over"
-        white.send_json({"type": "resign"})
-        receive_until(b, event_of("resign"))
+        white.send_json({"type": "abort"})  # an aborted game may be played again too
+        receive_until(b, event_of("abort"))
         b.send_json({"type": "rematch"})
         offer = receive_until(white, event_of("rematch-offer"))["state"]
         assert offer["rematch_offers"] == [1] and offer["rematch"] is None

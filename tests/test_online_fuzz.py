@@ -21,6 +21,7 @@ from test_server import Socket
 from sternhalma.game import Game
 from sternhalma.server.app import Settings, create_app
 from sternhalma.server.connection import Limits
+from sternhalma.server.identities import IdentityRules
 from sternhalma.server.store import database_url
 
 FUZZ = settings(
@@ -92,6 +93,8 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
         workers=1,
         computer_pause=0,
         limits=Limits(rate=1000.0, burst=1000.0),
+        # Every table here comes from one address, under any nickname.
+        identities=IdentityRules(per_hour=1_000_000, same_address=0),
     )
     with TestClient(create_app(options)) as client:
         yield client
@@ -132,6 +135,10 @@ def test_any_table_id_is_found_or_not(client: TestClient, table_id: str) -> None
         assert response.json()["type"] == "error"
 
 
+#: The identity the websocket fuzz test's tables are created under.
+FUZZ_IDENTITY: dict[str, str] = {}
+
+
 @FUZZ
 @given(sequence=st.lists(messages, min_size=1, max_size=6))
 def test_any_websocket_messages_leave_a_legal_game(client: TestClient, sequence: list[Any]) -> None:
@@ -141,8 +148,10 @@ def test_any_websocket_messages_leave_a_legal_game(client: TestClient, sequence:
             "variant": "classic-2",
             "seats": [{"kind": "online"}, {"kind": "computer", "level": "easy"}],
             "nickname": "Fuzz",
+            "identity": FUZZ_IDENTITY.get("secret"),
         },
     ).json()
+    FUZZ_IDENTITY.update(table["player"])  # a nickname belongs to one identity
     with client.websocket_connect(f"/ws/tables/{table['id']}") as raw:
         ws = Socket(raw)
         raw.send_json({"type": "hello", "token": table["token"]})

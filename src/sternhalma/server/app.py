@@ -96,7 +96,7 @@ SECURITY_HEADERS = {
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
-    store = Store(settings.database_url)
+    store = Store(settings.database_url, settings.identities)
     per_address = PerAddress(settings.per_address)
 
     @contextlib.asynccontextmanager
@@ -116,8 +116,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             checkpoint=settings.clock_checkpoint,
             bus=bus,
             takeover=settings.takeover,
+            first_move=settings.first_move,
         )
         await app.state.tables.resume()
+        app.state.tables.start_tidying()
         if isinstance(bus, RedisBus):
             app.state.tables.start(settings.sweep)
         try:
@@ -142,7 +144,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             status = 413
         elif isinstance(error, DatabaseUnavailable):
             status = 503
-        elif isinstance(error, TableError) and error.code == "too-many":
+        elif isinstance(error, TableError) and error.code in ("too-many", "too-many-identities"):
             status = 429
         return JSONResponse(error_message(error), status_code=status)
 
@@ -185,6 +187,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             sit=sit,
             nickname=None if nickname is None else parse_nickname(nickname),
             identity=identity,
+            address=address_of(request),
         )
         return {"id": table.id, "token": token, "player": player, "state": table.state()}
 

@@ -22,6 +22,7 @@ from sternhalma.errors import SternhalmaError
 from sternhalma.server.bus import encode
 from sternhalma.server.protocol import (
     PROTOCOL_VERSION,
+    Abort,
     Hello,
     Leave,
     Look,
@@ -257,6 +258,8 @@ class Connection:
                 await tables.resign(table, self.token, command.seat)
             else:
                 self.outbox.put_nowait(await tables.hint(table, self.token))
+        elif isinstance(command, Abort):
+            await tables.abort(table, self.token)
         elif isinstance(command, Rematch):
             await tables.rematch(table, self.token)
         elif isinstance(command, Look):
@@ -287,11 +290,9 @@ class Connection:
 
     def _count_seat_change(self) -> None:
         """Refuse a sit or leave over this connection's or this address's limit."""
-        if not self.seat_changes.take("") or not self.per_address.seat_changes.take(
-            self.address
-        ):
+        if not self.seat_changes.take("") or not self.per_address.seat_changes.take(self.address):
             raise TableError(
-                "too-many",
+                "too-many-sits",
                 "you sat down and stood up too often; wait a minute and try again",
             )
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from sternhalma.rating import Rating, rate_game
 from sternhalma.server.database import VersionConflict
+from sternhalma.server.identities import Identity, IdentityRules, claim, played
 from sternhalma.server.schema import EventRow, RatingChangeRow, RatingRow, TableRow
 from sternhalma.server.stored import RatedGame, StoredTable, columns, rating_change
 
@@ -33,6 +34,11 @@ class PendingCommit:
     expected: int
     rated: RatedGame | None
     outcome: asyncio.Future[list[dict[str, Any]] | None]
+    #: A player who sits down (written only with the sit), and the rules it is held to.
+    identity: Identity | None = None
+    identities: IdentityRules = field(default_factory=IdentityRules)
+    #: Players who started or finished a game now.
+    played: tuple[str, ...] = ()
 
 
 #: The Core tables behind the rows (for the statements every move runs).
@@ -86,6 +92,9 @@ def _save(
             "at": now,
         },
     )
+    if commit.identity is not None:
+        claim(connection, commit.identity, commit.identities, now)
+    played(connection, commit.played, now)
     if rated is None:
         return None
     # The session's work is a savepoint of the caller's transaction, kept by its commit.
