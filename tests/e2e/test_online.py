@@ -426,6 +426,7 @@ def test_an_online_table_on_a_phone(browser: Browser, server: str, artifacts: Pa
     ):
         link = create_online(ayse, server, "classic-2", 2, clock="10+5")
         ready(phone, link)
+        adopt(phone, "Bram")
         phone.locator("#sit-nickname").fill("Bram")
         phone.locator('button.sit[data-seat="1"]').tap()
         expect(status(phone)).to_have_text("White to play.")
