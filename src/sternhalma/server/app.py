@@ -71,7 +71,7 @@ class Settings:
     clock_checkpoint: float = 10.0
     #: Redis (redis://host:port/db) when several processes share the tables.
     redis_url: str | None = None
-    #: Seconds between two sweeps of a process in a cluster (server/tables.py).
+    #: Seconds between two sweeps of a process in a cluster (server/following.py).
     sweep: float = 2.0
     #: Seconds after which another process takes over a computer's turn nobody played.
     takeover: float = 10.0

@@ -73,9 +73,7 @@ def save_all(connection: Connection, batch: list[PendingCommit]) -> list[Any]:
 def _save(
     connection: Connection, commit: PendingCommit, now: datetime
 ) -> list[dict[str, Any]] | None:
-    """The statements of one commit (see Store.commit). Core statements built once: this
-    runs for every move, and the ORM's unit of work cost several times the database's
-    own work here."""
+    """The statements of one commit (see Store.commit)."""
     table, change, expected, rated = commit.table, commit.change, commit.expected, commit.rated
     written = connection.execute(
         _SAVE_TABLE, {"_id": table.id, "_expected": expected, "updated_at": now, **columns(table)}

@@ -224,10 +224,12 @@ class Table:
         )
 
     def check_creator(self, token: str | None) -> None:
+        """Undo and hints: only the browser that holds the person seats may ask."""
         if not self.person_seats() or not self.seats_of(token):
             raise TableError("not-your-seat", "you do not hold a seat at this table")
 
     def check_turn(self, token: str | None, seat: int) -> None:
+        """A move: ``token`` holds ``seat``, the game is being played and it is its turn."""
         if seat not in self.seats_of(token):
             raise TableError("not-your-seat", f"you do not hold seat {seat} at this table")
         if self.over:
