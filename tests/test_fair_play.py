@@ -357,3 +357,31 @@ def test_waiting_tables_nobody_visits_leave_the_lobby_then_go(
     with socket(client, stale["id"], stale["token"]):
         client.portal.call(tables.tidy)  # type: ignore[union-attr]
         assert stale["id"] in [t["id"] for t in client.get("/api/tables").json()["tables"]]
+
+
+def test_every_refused_command_changes_nothing(client: TestClient, database: Path) -> None:
+    table = new_game(client, rated=True)
+    url = f"/api/tables/{table['id']}"
+    with (
+        socket(client, table["id"], table["token"]) as white,
+        socket(client, table["id"], table["guest"]["token"]) as black,
+    ):
+        before, people = client.get(url).json(), players(database)
+        refusals = [
+            (white, {"type": "move", "seat": 0, "path": ["l4", "l9"]}, "IllegalMoveError"),
+            (black, {"type": "move", "seat": 1, "path": ["e14", "e13"]}, "not-your-turn"),
+            (white, {"type": "resign", "seat": 1}, "not-your-seat"),
+            (white, {"type": "resign"}, "abort-instead"),
+            (white, {"type": "leave"}, "started"),
+            (white, {"type": "rematch"}, "not-over"),
+            (black, {"type": "sit", "seat": 1, "nickname": "Bruno"}, "not-waiting"),
+            (white, {"type": "undo"}, "not-your-seat"),
+        ]
+        for ws, command, expected in refusals:
+            assert reply_to(ws, command)["code"] == expected, command
+            assert client.get(url).json() == before, command
+        assert reply_to(black, {"type": "hint"})["code"] in ("no-hint", "not-your-seat")
+        state = play_first_moves(white, black)
+        assert reply_to(white, {"type": "abort"})["code"] == "no-abort"
+        assert client.get(url).json()["v"] == state["v"]
+    assert players(database) == people

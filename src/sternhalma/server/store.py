@@ -63,7 +63,6 @@ from sternhalma.server.schema import (
     table_columns,
 )
 from sternhalma.server.stored import (
-    Player,
     RatedGame,
     StoredClock,
     StoredTable,
@@ -79,7 +78,6 @@ __all__ = [
     "DatabaseSchemaError",
     "DatabaseUnavailable",
     "DatabaseUrlError",
-    "Player",
     "RatedGame",
     "Store",
     "StoredClock",

@@ -1,5 +1,5 @@
 """What the store hands out and takes in: plain records (``StoredTable``, ``StoredClock``,
-``Player``, ``RatedGame``) and their conversion to and from the rows of server/schema.py.
+``RatedGame``) and their conversion to and from the rows of server/schema.py.
 
 The server's tables (server/table.py) save themselves as these records, so
 nothing outside the store touches a database row.
@@ -51,14 +51,6 @@ class StoredTable:
     ratings: list[dict[str, Any]] | None = None
     created_at: datetime | None = None
     updated_at: datetime | None = None
-
-
-@dataclass(frozen=True)
-class Player:
-    """Someone who sat at an online table: a public id and a nickname."""
-
-    id: str
-    nickname: str
 
 
 @dataclass(frozen=True)

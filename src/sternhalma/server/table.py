@@ -248,12 +248,6 @@ class Table:
             raise TableError("not-started", "the game has not started: stand up instead")
         if self.over:
             raise TableError("over", "the game is over")
-        if self.can_abort():
-            raise TableError(
-                "abort-instead",
-                "not every player has made a first move, so nobody can lose yet: "
-                "abort the game instead",
-            )
         if seat is None:
             turn = self.game.turn
             if turn is not None and turn in held:
@@ -264,6 +258,12 @@ class Table:
                 raise TableError("seat", "say which seat resigns")
         if seat not in held:
             raise TableError("not-your-seat", f"you do not hold seat {seat} at this table")
+        if self.can_abort():
+            raise TableError(
+                "abort-instead",
+                "not every player has made a first move, so nobody can lose yet: "
+                "abort the game instead",
+            )
         return seat
 
     def job(self, level: str) -> computer.Job:
