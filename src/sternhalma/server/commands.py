@@ -87,7 +87,7 @@ class Commands(Copies):
             rated=rated,
             control=control,
             now=self.now,
-            same_address=self.store.identities.same_address,
+            same_address=self.same_address,
         )
         await self._insert(table, creator)
         return table, token, None if creator is None else _player(creator)

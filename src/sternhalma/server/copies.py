@@ -41,6 +41,7 @@ class Copies:
     checkpoint: float
     takeover: float
     first_move: float
+    same_address: float
     cluster: bool
     tables: dict[str, Table]
     presence: Presence
@@ -118,7 +119,7 @@ class Copies:
                 rematch_offers=set(stored.rematch_offers),
                 previous=stored.previous,
                 ratings=stored.ratings,
-                same_address=self.store.identities.same_address,
+                same_address=self.same_address,
             )
             if stored.created_at is not None:
                 table.created = stored.created_at

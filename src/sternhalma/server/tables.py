@@ -84,6 +84,8 @@ class Tables(Commands, ComputerTurns, Clocks, Following):
         self.takeover = takeover
         #: Seconds a player at an online table has for a first move (then: aborted).
         self.first_move = first_move
+        #: Games between identities made from one address this close are not rated.
+        self.same_address = store.identities.same_address
         #: Tables whose computer seat thinks in this process now.
         self._thinking: set[str] = set()
         self._sweeper: asyncio.Task[None] | None = None

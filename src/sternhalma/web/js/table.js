@@ -438,6 +438,7 @@ export async function showTable(root, id, navigate) {
     if (state.online) info.push(t("online.table"));
     if (state.clock || state.online) info.push(clockName(state.clock ? state.clock.control : ""));
     if (state.online) info.push(t(state.rated ? "lobby.ratedShort" : "lobby.casualShort"));
+    if (state.unrated) info.push(t("rating.unrated", { reason: t("rating.sameAddress") }));
     if (state.deadline_rule === false) info.push(t("table.deadlineOff"));
     $("#table-info").textContent = info.join(" · ");
     const watching = $("#watching");
