@@ -454,12 +454,28 @@ def test_a_finished_game_stays_viewable_and_its_record_downloads(client: TestCli
     assert response.status_code == 200
     assert "attachment" in response.headers["content-disposition"]
     record = read_record(response.text)
-    assert record.players == {"white": "Ayşe", "black": "computer (easy)"}
+    assert record.players == {"white": "Ayşe", "black": "Computer (Easy)"}
     assert record.game.result is not None and record.game.result.ending == "resignation"
     assert len(record.game.moves) == 2
     state = client.get(f"/api/tables/{table['id']}").json()
     assert state["over"] and len(state["moves"]) == 2
     assert client.get("/api/tables/nope/record").status_code == 404
+
+
+def test_a_record_names_the_people_at_the_screen_and_the_computer_as_the_table_does(
+    client: TestClient,
+) -> None:
+    person = {"kind": "person"}
+    table = create(client, "classic-3", [person, {"kind": "computer", "level": "medium"}, person])
+    with socket(client, table["id"], table["token"]) as ws:
+        ws.send_json({"type": "resign", "seat": 0})
+        receive_until(ws, event_of("resign"))
+    record = read_record(client.get(f"/api/tables/{table['id']}/record").text)
+    assert record.players == {
+        "white": "Person at this screen",
+        "blue": "Computer (Medium)",
+        "yellow": "Person at this screen",
+    }
 
 
 # -- safety -----------------------------------------------------------------------------

@@ -216,3 +216,14 @@ def test_replay_fails_with_one_line_and_status_2(tmp_path: Path) -> None:
     assert missing.exit_code == 2
     assert missing.output.startswith("error: cannot read ")
     assert missing.output.count("\n") == 1
+
+
+def test_replay_counts_one_round_and_one_move_in_the_singular() -> None:
+    game = Game("classic-2")
+    game.play(game.rules.parse_move(game.position, "m3-m5"))
+    game.play(game.rules.parse_move(game.position, "e15-e13"))
+    one = CliRunner().invoke(main, ["replay", "-"], input=write_record(game))
+    assert "\n2 moves, 1 round\n" in one.output
+    game.play(game.rules.parse_move(game.position, "m5-m6"))
+    three = CliRunner().invoke(main, ["replay", "-"], input=write_record(game))
+    assert "\n3 moves, 1 round\n" in three.output

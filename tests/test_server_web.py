@@ -206,3 +206,37 @@ def test_a_database_from_another_version_is_refused_with_a_reason(tmp_path: Path
         TestClient(app),
     ):
         pass  # the server refuses to start
+
+
+def test_the_full_rules_cover_every_variant_and_are_served_and_linked(tmp_path: Path) -> None:
+    rules = (Path(__file__).resolve().parents[1] / "docs" / "rules.md").read_text("utf-8")
+    for variant in VARIANTS:
+        family = variant.removesuffix("-longjump")
+        assert f"`{family}`" in rules or f"`{variant}`" in rules, variant
+    app = create_app(Settings(database_url=database_url(str(tmp_path / "t.db")), workers=1))
+    with TestClient(app) as client:
+        served = client.get("/rules.md")
+    assert served.status_code == 200
+    assert served.headers["content-type"] == "text/plain; charset=utf-8"
+    assert served.text == rules
+    # Linked from the How-to pages and the ratings page (in every language) and the README.
+    for page in ("howto.js", "ratings.js"):
+        assert 'href="/rules.md" data-i18n="howto.rules"' in (WEB / "js" / page).read_text("utf-8")
+    assert all(strings(language)["howto.rules"] for language in LANGUAGES)
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
+    assert "`docs/rules.md`" in readme
+    assert "RULES.md" not in readme + rules + strings("en")["ratings.help"]
+
+
+def test_dutch_and_turkish_call_the_home_and_a_resignation_one_way() -> None:
+    dutch, turkish = strings("nl"), strings("tr")
+    for key in ("lobby.deadlineRule", "confirm.out", "ending.out"):
+        assert "eigen punt" in dutch[key] and "thuis" not in dutch[key], key
+        assert re.search(r"\bev(in|den)", turkish[key]) and "uc" not in turkish[key], key
+    howto = WEB / "howto"
+    for page in sorted(howto.glob("nl/*.html")):
+        assert "remise" not in page.read_text("utf-8").lower(), page
+    assert "remise" not in " ".join(dutch.values()).lower()
+    for page in sorted(howto.glob("tr/*.html")):
+        assert "Daması" not in page.read_text("utf-8"), page  # "Çin daması", as in the app
+    assert "terk" not in " ".join(turkish.values()).lower()  # "pes etmek" is resigning

@@ -316,7 +316,7 @@ def test_a_resignation_the_ratings_page_and_nicknames_shown_as_text(
         expect(ayse.locator("#rating-changes")).to_contain_text("(+")
         # Both ask for a rematch: it starts with the seats turned.
         ayse.get_by_role("button", name="Rematch").click()
-        expect(guest.locator("#rematch-note")).to_contain_text("White would like a rematch.")
+        expect(guest.locator("#rematch-note")).to_have_text("Ayşe would like a rematch.")
         finished = ayse.url
         guest.get_by_role("button", name="Rematch").click()
         expect(ayse).not_to_have_url(finished)

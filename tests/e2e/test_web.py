@@ -250,8 +250,10 @@ def test_a_move_that_puts_me_out_asks_first(page: Page, server: str) -> None:
     hole(page, "m4").click()
     dialog = page.get_by_role("dialog")
     expect(dialog).to_contain_text("This move puts you out of the game")
+    expect(status(page)).to_have_text("White to play.")  # not "Playing…" while it asks
     dialog.get_by_role("button", name="Cancel").click()
     expect(dialog).to_have_count(0)
+    expect(status(page)).to_have_text("White to play: pick a marble.")
     expect(page.locator(MOVES)).to_have_count(0)
     hole(page, "m5").click()
     hole(page, "m4").click()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from sternhalma.cli.engine import bench, moves
+from sternhalma.cli.engine import bench, moves, start
 from sternhalma.cli.play import match, play
 from sternhalma.cli.records import replay
 from sternhalma.cli.serve import serve
@@ -17,6 +17,7 @@ def main() -> None:
 
 
 main.add_command(moves)
+main.add_command(start)
 main.add_command(bench)
 main.add_command(replay)
 main.add_command(serve)

@@ -1,4 +1,4 @@
-"""Engine commands: ``moves`` (legal moves of a position) and ``bench``."""
+"""Engine commands: ``moves`` (legal moves of a position), ``start`` and ``bench``."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ import click
 
 from sternhalma import benchmark
 from sternhalma.errors import SternhalmaError
-from sternhalma.notation import position_from_json
-from sternhalma.rules import VARIANTS
+from sternhalma.notation import position_from_json, position_to_json
+from sternhalma.position import Position
+from sternhalma.rules import VARIANTS, find_variant
 
 
 def fail(message: str) -> None:
@@ -24,13 +25,29 @@ def read_argument(value: str) -> str:
     return sys.stdin.read() if value == "-" else value
 
 
+VARIANT = click.Choice(list(VARIANTS))
+
+
+def _position(position_text: str | None, variant: str | None) -> Position:
+    """The position given as JSON, or the start of ``variant`` when no JSON is given."""
+    if position_text is None:
+        if variant is None:
+            raise click.UsageError("give --position JSON or --variant (its starting position)")
+        return find_variant(variant).initial()
+    position = position_from_json(read_argument(position_text))
+    if variant is not None and variant != position.rules.id:
+        raise click.UsageError(f"--variant {variant} but the position is {position.rules.id}")
+    return position
+
+
 @click.command()
-@click.option("--position", "position_text", required=True, help="Position JSON, or - for stdin.")
+@click.option("--position", "position_text", help="Position JSON, or - for stdin.")
+@click.option("--variant", type=VARIANT, help="Without --position: this variant's start.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of lines.")
-def moves(position_text: str, as_json: bool) -> None:
+def moves(position_text: str | None, variant: str | None, as_json: bool) -> None:
     """Every legal move of the side to move, sorted, one per line."""
     try:
-        position = position_from_json(read_argument(position_text))
+        position = _position(position_text, variant)
         rules = position.rules
         # Capture chains can be too many to list: that is an error, not a hang.
         texts = sorted(rules.format_move(m) for m in rules.legal_moves(position))
@@ -42,6 +59,13 @@ def moves(position_text: str, as_json: bool) -> None:
     else:
         for text in texts:
             click.echo(text)
+
+
+@click.command()
+@click.option("--variant", type=VARIANT, default="classic-2", show_default=True)
+def start(variant: str) -> None:
+    """The starting position of a variant as JSON (for --position of other commands)."""
+    click.echo(position_to_json(find_variant(variant).initial()))
 
 
 @click.command()

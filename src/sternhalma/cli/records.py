@@ -14,6 +14,11 @@ from sternhalma.notation import position_to_dict, position_to_json
 from sternhalma.records import Record, read_record, result_text
 
 
+def counted(n: int, noun: str) -> str:
+    """An English count with its noun: 1 round, 2 rounds."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _read_source(source: str) -> str:
     """The record's text from a file, or standard input for ``-``."""
     if source == "-":
@@ -72,7 +77,7 @@ def replay(source: str, as_json: bool) -> None:
     rules = game.rules
     names = ", ".join(f"{colour}: {name}" for colour, name in record.players.items())
     click.echo(f"{rules.id} ({rules.title})" + (f", {names}" if names else ""))
-    click.echo(f"{len(game.moves)} moves, {game.rounds_played} rounds")
+    click.echo(f"{counted(len(game.moves), 'move')}, {counted(game.rounds_played, 'round')}")
     if game.result is None:
         click.echo(f"Not over: {rules.seats[game.position.turn]} to move")
     else:

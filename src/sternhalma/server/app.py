@@ -43,6 +43,8 @@ from sternhalma.server.tables import Tables
 
 #: The browser app: index.html, css/, js/, i18n/, howto/.
 WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
+#: The full rules (docs/rules.md of the source tree), served as text at /rules.md.
+RULES_TEXT = Path(__file__).resolve().parents[3] / "docs" / "rules.md"
 
 
 def default_database_url() -> str:
@@ -249,6 +251,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def index() -> Response:
         return FileResponse(web / "index.html", headers=SECURITY_HEADERS)
 
+    async def rules() -> Response:
+        """docs/rules.md as plain text, which every browser shows as it is."""
+        if not RULES_TEXT.is_file():
+            return Response("the rules are in docs/rules.md of the source", status_code=404)
+        return FileResponse(
+            RULES_TEXT, media_type="text/plain; charset=utf-8", headers=SECURITY_HEADERS
+        )
+
+    app.add_api_route("/rules.md", rules, include_in_schema=False)
     # The page routes of the single-page app all serve index.html.
     app.add_api_route("/", index, include_in_schema=False)
     app.add_api_route("/table/{table_id}", index, include_in_schema=False)

@@ -283,15 +283,16 @@ class Table:
         return [a.move for a in self.actions if a.move is not None]
 
     def names(self) -> list[str]:
-        """Each seat's name for a game record: the nickname, "computer (easy)" or "person"."""
+        """Each seat's name for a game record, as the table shows it to people: the
+        nickname, "Computer (Easy)" or "Person at this screen"."""
         names = []
         for seat in self.seats:
             if seat.kind == "computer":
-                names.append(f"computer ({seat.level})")
+                names.append(f"Computer ({str(seat.level).capitalize()})")
             elif seat.kind == "online":
-                names.append(seat.nickname or "free seat")
+                names.append(seat.nickname or "Free seat")
             else:
-                names.append("person")
+                names.append("Person at this screen")
         return names
 
     # -- the clock -------------------------------------------------------------------

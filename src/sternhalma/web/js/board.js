@@ -123,11 +123,13 @@ export class Board {
     });
     container.appendChild(this.svg);
     this.layers = {};
-    for (const name of ["outline", "goal", "holes", "marbles", "path"]) {
+    for (const name of ["outline", "goal", "holes", "marbles", "labels", "path"]) {
       this.layers[name] = el("g", { class: `layer-${name}` }, this.svg);
     }
     this.layers.marbles.setAttribute("aria-hidden", "true");
     this.layers.path.setAttribute("aria-hidden", "true");
+    this.layers.labels.setAttribute("aria-hidden", "true");
+    this.namesShown = false;
     this.holeNodes = [];
     this.marbleNodes = new Map(); // hole name -> marble <g>
     this.buildHoles();
@@ -187,8 +189,55 @@ export class Board {
       node.setAttribute("transform", `translate(${x.toFixed(3)},${y.toFixed(3)})`);
     });
     for (const [name, node] of this.marbleNodes) this.placeMarble(node, name);
+    this.drawNames();
     this.fitView();
     if (this.goalNames) this.showGoal(this.goalNames);
+  }
+
+  /** Shows or hides the hole names (the notation of the move list) on the board. */
+  showNames(on) {
+    this.namesShown = on;
+    this.drawNames();
+    this.fitView();
+  }
+
+  /** The star gets every hole's name under the hole; the square gets its files and
+   * rows once each, outside the board along the bottom and the left edge. */
+  drawNames() {
+    const layer = this.layers.labels;
+    layer.replaceChildren();
+    if (!this.namesShown) return;
+    const text = (x, y, words, cls) => {
+      const node = el("text", { x: x.toFixed(3), y: y.toFixed(3), class: cls }, layer);
+      node.textContent = words;
+    };
+    if (this.geometry.kind !== "square") {
+      this.names.forEach((name, i) => {
+        const [x, y] = this.point(i);
+        text(x, y + 0.42, name, "hole-name");
+      });
+      return;
+    }
+    // A file or a row is a line of squares; after the board's turn it runs across the
+    // screen or up and down it: label it past its lowest or its leftmost square.
+    const lines = new Map();
+    this.names.forEach((name, i) => {
+      const [, file, row] = name.match(/^([a-z]+)(\d+)$/);
+      for (const key of [file, row]) {
+        if (!lines.has(key)) lines.set(key, []);
+        lines.get(key).push(this.point(i));
+      }
+    });
+    for (const [key, points] of lines) {
+      const across = Math.abs(points[0][1] - points[points.length - 1][1]) < 0.1;
+      if (across) {
+        const [x, y] = points.reduce((a, b) => (b[0] < a[0] ? b : a));
+        text(x - 0.85, y + 0.12, key, "edge-name");
+      } else {
+        const [x, y] = points.reduce((a, b) => (b[1] > a[1] ? b : a));
+        text(x, y + 0.95, key, "edge-name");
+      }
+    }
   }
 
   fitView(names = null) {
@@ -198,7 +247,7 @@ export class Board {
       : this.geometry.outline.flat().map((p) => this.pointOfRaw(p));
     const xs = pts.map((p) => p[0]);
     const ys = pts.map((p) => p[1]);
-    const m = known && known.length ? 0.9 : 0.3;
+    const m = known && known.length ? 0.9 : this.namesShown && this.geometry.kind === "square" ? 1.3 : 0.3;
     const x0 = Math.min(...xs) - m;
     const y0 = Math.min(...ys) - m;
     this.svg.setAttribute(
@@ -374,10 +423,9 @@ export class Board {
     this.svg.addEventListener("keydown", (event) => {
       const g = holeOf(event);
       if (!g) return;
-      const arrows = { ArrowUp: [0, -1], ArrowDown: [0, 1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] };
-      if (arrows[event.key]) {
+      const next = this.keyTarget(g.dataset.hole, event.key, event.shiftKey);
+      if (next !== undefined) {
         event.preventDefault();
-        const next = this.neighbourInDirection(g.dataset.hole, arrows[event.key]);
         if (next) this.hole(next).focus();
       } else if (event.key === "Enter" || event.key === " ") {
         event.preventDefault();
@@ -389,27 +437,43 @@ export class Board {
     });
   }
 
-  /** The nearest hole from ``name`` roughly in screen direction ``dir``. */
-  neighbourInDirection(name, [dx, dy]) {
+  /** The holes next to ``name`` (1 apart on the star, diagonals too on the square), with
+   * their screen offsets. */
+  screenNeighbours(name) {
     const [x0, y0] = this.point(this.index.get(name));
-    let best = null;
-    let bestScore = Infinity;
+    const reach = this.geometry.kind === "square" ? 1.5 : 1.1;
+    const found = [];
     this.names.forEach((other, i) => {
-      if (other === name) return;
       const [x, y] = this.point(i);
-      const vx = x - x0;
-      const vy = y - y0;
-      const along = vx * dx + vy * dy;
-      if (along <= 0.1) return;
-      const across = Math.abs(vx * dy - vy * dx);
-      if (across > along * 1.8) return;
-      const score = along + across * 2;
-      if (score < bestScore) {
-        bestScore = score;
-        best = other;
-      }
+      const dx = x - x0;
+      const dy = y - y0;
+      if (other !== name && Math.hypot(dx, dy) < reach) found.push({ name: other, dx, dy, x });
     });
-    return best;
+    return found;
+  }
+
+  /** Where ``key`` (with Shift or not) moves the focus from ``name``: a hole name, null
+   * when there is no hole that way, undefined when the key is not a move key. On the
+   * star, Left/Right go along the row and Up/Down to the upper/lower neighbour nearer the
+   * middle of the board, Shift to the other one; on the square, arrows go straight and
+   * Shift turns them 45° clockwise (Shift+Up goes up and right). */
+  keyTarget(name, key, shift) {
+    const arrows = { ArrowUp: [0, -1], ArrowRight: [1, 0], ArrowDown: [0, 1], ArrowLeft: [-1, 0] };
+    if (!arrows[key]) return undefined;
+    const near = this.screenNeighbours(name);
+    const sign = (v) => (Math.abs(v) < 0.1 ? 0 : Math.sign(v));
+    if (this.geometry.kind === "square") {
+      let [dx, dy] = arrows[key];
+      if (shift) [dx, dy] = [sign(dx - dy), sign(dy + dx)];
+      return near.find((n) => sign(n.dx) === dx && sign(n.dy) === dy)?.name ?? null;
+    }
+    const [ax, ay] = arrows[key];
+    if (ay === 0) return near.find((n) => sign(n.dy) === 0 && sign(n.dx) === ax)?.name ?? null;
+    const way = near
+      .filter((n) => sign(n.dy) === ay)
+      .sort((a, b) => Math.abs(a.x) - Math.abs(b.x) || a.x - b.x);
+    if (!way.length) return null;
+    return (shift && way.length > 1 ? way[1] : way[0]).name;
   }
 
   /** Which holes Tab reaches (tabindex 0); every other hole stays reachable by arrows. */

@@ -44,6 +44,7 @@ export async function showHowTo(root, game) {
         ${GAMES.map((g) => `<a href="/how-to-play/${g}" data-link ${g === game ? 'aria-current="page"' : ""} data-i18n="game.${g}"></a>`).join("")}
       </nav>
       <article class="howto card">${await response.text()}</article>
+      <p><a href="/rules.md" data-i18n="howto.rules"></a></p>
       <p><a href="/" data-link class="button primary" data-i18n="action.play"></a></p>`;
     translate(root);
     await drawDiagrams(root);

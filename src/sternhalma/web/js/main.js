@@ -1,6 +1,6 @@
 // The single-page app: language, routes (lobby, table, how to play) and links.
 
-import { LANGUAGES, language, preferredLanguage, setLanguage } from "./i18n.js";
+import { LANGUAGES, language, preferredLanguage, setLanguage, t } from "./i18n.js";
 import { showHowTo } from "./howto.js";
 import { showLobby } from "./lobby.js";
 import { showRatings } from "./ratings.js";
@@ -12,6 +12,11 @@ let leave = null;
 async function route() {
   if (leave) leave();
   leave = null;
+  // A table names its own game in the header; every other page the app's name.
+  const brand = document.querySelector(".brand [data-i18n]");
+  brand.dataset.i18n = "app.name";
+  brand.textContent = t("app.name");
+  document.title = t("app.title");
   const path = location.pathname;
   const table = path.match(/^\/table\/([\w-]+)$/);
   const howto = path.match(/^\/how-to-play\/([\w-]+)$/);

@@ -11,6 +11,7 @@ export async function showRatings(root) {
     <section class="ratings card">
       <h1 data-i18n="ratings.title"></h1>
       <p class="hint" data-i18n="ratings.help"></p>
+      <p class="hint"><a href="/rules.md" data-i18n="howto.rules"></a></p>
       <div id="rating-lists"></div>
     </section>`;
   translate(root);

@@ -19,6 +19,8 @@ export function formatClock(ms) {
   return left < 10000 ? `${text}.${Math.floor((left % 1000) / 100)}` : text;
 }
 
+const NAMES_KEY = "sternhalma.holeNames";
+
 export async function showTable(root, id, navigate) {
   const data = await catalogue();
   root.innerHTML = `
@@ -31,6 +33,8 @@ export async function showTable(root, id, navigate) {
       </div>
       <div class="board-area">
         <div class="board-wrap" id="board"></div>
+        <button type="button" id="loop" hidden></button>
+        <label class="coords"><input type="checkbox" id="coords"> <span id="coords-text"></span></label>
         <p class="keys hint" id="keys"></p>
       </div>
       <aside class="side">
@@ -90,6 +94,7 @@ export async function showTable(root, id, navigate) {
   let targets = new Map(); // end -> [paths] for the selected marble
   let viewing = null;
   let pending = false;
+  let confirming = false;
   let hint = null;
   let connection = "open";
   let receivedAt = performance.now();
@@ -162,13 +167,20 @@ export async function showTable(root, id, navigate) {
         break;
       }
       case "error":
+        if (!state && message.code === "no-table") {
+          showMissing();
+          return;
+        }
         notice(errorText(message));
         pending = false;
         if (message.state) setState(message.state);
         break;
       case "confirm": {
         pending = false;
+        confirming = true;
+        renderStatus();
         const yes = await ask(t("confirm.out"), t("confirm.play"), t("confirm.cancel"));
+        confirming = false;
         if (yes) sendMove(message.path, true);
         else refresh();
         break;
@@ -193,6 +205,15 @@ export async function showTable(root, id, navigate) {
     $("#notice").textContent = text || "";
   }
 
+  /** An unknown table: the message and the way back, none of a table's buttons. */
+  function showMissing() {
+    socket.close();
+    root.innerHTML = `<section class="missing card"><h1></h1>
+      <a href="/" data-link class="button" data-i18n="action.lobby"></a></section>`;
+    translate(root);
+    root.querySelector("h1").textContent = t("error.no-table");
+  }
+
   // -- state -------------------------------------------------------------------
   function setState(next) {
     const first = !state;
@@ -202,8 +223,6 @@ export async function showTable(root, id, navigate) {
     hint = null;
     if (first) {
       variant = data.variants.find((v) => v.id === state.variant);
-      $("#table-title").textContent = `${t(`game.${variant.game}`)} · ${variantName(variant.id)}`;
-      $("#keys").textContent = t(`keys.help.${variant.game}`);
       board = new Board($("#board"), data.boards[variant.board], {
         interactive: true,
         label: holeLabel,
@@ -211,7 +230,9 @@ export async function showTable(root, id, navigate) {
         onHover: hover,
         onCancel: cancel,
       });
-      board.svg.setAttribute("aria-label", t("board.label"));
+      board.showNames(localStorage.getItem(NAMES_KEY) === "on");
+      $("#coords").checked = board.namesShown;
+      labelTable();
     }
     clearSelection();
     if (viewing === null) drawBoard();
@@ -253,10 +274,13 @@ export async function showTable(root, id, navigate) {
   function highlight() {
     board.mark("movable", selected ? [] : [...movesFrom.keys()]);
     board.mark("selected", selected ? [selected] : []);
-    board.mark("target", [...targets.keys()]);
+    board.mark("target", [...targets.keys()].filter((name) => name !== selected));
+    const loop = $("#loop");
+    loop.hidden = !selected || !targets.has(selected);
+    loop.textContent = selected ? t("action.loop", { hole: selected }) : "";
     const dim = selected && variant.no_end ? variant.no_end[state.turn] : [];
     board.mark("dim", dim);
-    const stops = selected ? [selected, ...targets.keys()] : [...movesFrom.keys()];
+    const stops = selected ? [...new Set([selected, ...targets.keys()])] : [...movesFrom.keys()];
     board.setTabStops(stops.length ? stops : [board.names[Math.floor(board.names.length / 2)]]);
     board.refreshLabels();
     if (!hint) board.showPath(null);
@@ -267,7 +291,7 @@ export async function showTable(root, id, navigate) {
     const colour = board.colourAt(name);
     const parts = [name];
     parts.push(colour === undefined ? t("hole.empty") : thingName(variant.game, colour));
-    if (selected === name) parts.push(t("hole.selected"));
+    if (selected === name) parts.push(t(targets.has(name) ? "hole.selectedLoop" : "hole.selected"));
     else if (targets.has(name)) parts.push(t("hole.target"));
     else if (!selected && movesFrom.has(name)) parts.push(t("hole.movable"));
     return parts.join(", ");
@@ -305,23 +329,29 @@ export async function showTable(root, id, navigate) {
     renderSide();
   }
 
+  /** A click on a hole: the picked-up piece goes back, a lit hole plays, a movable one is picked up. */
   async function activate(name) {
     if (!controllable()) return;
-    if (selected && targets.has(name)) {
-      const paths = targets.get(name);
-      let path = paths[0];
-      if (paths.length > 1) {
-        path = await choose(t("choose.title"), paths.map((p) => p.join("-")), t("confirm.cancel"));
-        if (path === null) return;
-        path = path.split("-");
-      }
-      sendMove(path, false);
+    if (selected && targets.has(name) && name !== selected) {
+      await playTo(name);
     } else if (movesFrom.has(name) && name !== selected) {
       hint = null;
       select(name);
     } else {
       cancel();
     }
+  }
+
+  /** Plays the picked-up piece to ``end`` (its own hole for a loop), asking which chain when several end there. */
+  async function playTo(end) {
+    const paths = targets.get(end);
+    let path = paths[0];
+    if (paths.length > 1) {
+      path = await choose(t("choose.title"), paths.map((p) => p.join("-")), t("confirm.cancel"));
+      if (path === null) return;
+      path = path.split("-");
+    }
+    sendMove(path, false);
   }
 
   function hover(name) {
@@ -377,6 +407,7 @@ export async function showTable(root, id, navigate) {
     else if (viewing !== null) text = t("status.viewing", { n: viewing });
     else if (state.status === "aborted") text = t("status.aborted");
     else if (state.over) text = t("status.over");
+    else if (confirming) text = t("status.waiting", { colour: colourName(state.seats[turn].colour) });
     else if (state.status === "waiting") text = t("status.waitingPlayers");
     else if (state.thinking !== null) text = t("status.thinking", { colour: colourName(state.seats[state.thinking].colour) });
     else if (pending) text = t("status.sending");
@@ -534,18 +565,30 @@ export async function showTable(root, id, navigate) {
     if (viewing === 0) startButton.setAttribute("aria-current", "true");
     start.appendChild(startButton);
     list.appendChild(start);
+    let row = null;
+    let round = 0;
+    let previous = Infinity;
     for (const move of state.moves) {
-      const li = document.createElement("li");
+      if (move.seat <= previous) {
+        round += 1;
+        row = document.createElement("li");
+        row.className = "round";
+        const number = document.createElement("span");
+        number.className = "round-number";
+        number.textContent = `${round}.`;
+        row.appendChild(number);
+        list.appendChild(row);
+      }
+      previous = move.seat;
       const button = document.createElement("button");
       button.type = "button";
       button.dataset.ply = move.ply;
       const colour = state.seats[move.seat].colour;
-      button.append(`${move.ply}. `, swatch(colour, 14), ` ${move.text}`);
-      button.setAttribute("aria-label", t("moves.item", { n: move.ply, colour: colourName(colour), move: move.text }));
+      button.append(swatch(colour, 14), ` ${move.text}`);
+      button.setAttribute("aria-label", t("moves.item", { n: round, colour: colourName(colour), move: move.text }));
       if (viewing === move.ply) button.setAttribute("aria-current", "true");
       button.addEventListener("click", () => look(move.ply));
-      li.appendChild(button);
-      list.appendChild(li);
+      row.appendChild(button);
     }
     if (viewing === null) list.lastElementChild?.scrollIntoView?.({ block: "nearest" });
 
@@ -592,7 +635,7 @@ export async function showTable(root, id, navigate) {
     const button = $("#rematch");
     button.hidden = !mySeats.length || Boolean(state.rematch);
     button.disabled = mine;
-    const others = offers.filter((s) => !mySeats.includes(s)).map((s) => colourName(state.seats[s].colour));
+    const others = offers.filter((s) => !mySeats.includes(s)).map((s) => state.seats[s].nickname || colourName(state.seats[s].colour));
     const notes = [];
     if (mine && !state.rematch) notes.push(t("online.rematchWaiting"));
     if (others.length && !state.rematch) notes.push(t("online.rematchOffer", { who: others.join(", ") }));
@@ -643,6 +686,21 @@ export async function showTable(root, id, navigate) {
     if (await ask(t("confirm.abort"), t("action.abort"), t("confirm.cancel"))) socket.send({ type: "abort" });
   });
   $("#back").addEventListener("click", backToGame);
+  $("#loop").addEventListener("click", () => {
+    if (controllable() && selected && targets.has(selected)) playTo(selected);
+  });
+  $("#coords").addEventListener("change", () => {
+    localStorage.setItem(NAMES_KEY, $("#coords").checked ? "on" : "off");
+    board?.showNames($("#coords").checked);
+  });
+  // Escape puts the piece back wherever the focus is (after Hint it is on the button).
+  const escape = (event) => {
+    if (event.key !== "Escape" || event.defaultPrevented || !selected) return;
+    if (document.querySelector("dialog[open]")) return;
+    event.preventDefault();
+    cancel();
+  };
+  document.addEventListener("keydown", escape);
   $("#rematch").addEventListener("click", () => socket.send({ type: "rematch" }));
   $("#leave").addEventListener("click", () => {
     socket.send({ type: "leave" });
@@ -661,11 +719,23 @@ export async function showTable(root, id, navigate) {
   const me = identity();
   $("#sit-nickname").value = me ? me.nickname : "";
 
+  /** The texts that name the game and the variant, again after a change of language. The
+   * header and the page title name this table's game, not the lobby's default. */
+  function labelTable() {
+    const brand = document.querySelector(".brand [data-i18n]");
+    brand.dataset.i18n = `game.${variant.game}`;
+    brand.textContent = t(`game.${variant.game}`);
+    const title = `${t(`game.${variant.game}`)} · ${variantName(variant.id)}`;
+    $("#table-title").textContent = title;
+    document.title = title;
+    $("#keys").textContent = t(`keys.help.${variant.game}`);
+    $("#coords-text").textContent = t(`board.names.${variant.game}`);
+    board.svg.setAttribute("aria-label", t("board.label"));
+  }
+
   const relabel = () => {
     if (!state) return;
-    $("#table-title").textContent = `${t(`game.${variant.game}`)} · ${variantName(variant.id)}`;
-    $("#keys").textContent = t(`keys.help.${variant.game}`);
-    board.svg.setAttribute("aria-label", t("board.label"));
+    labelTable();
     board.refreshLabels();
     renderSide();
   };
@@ -673,6 +743,7 @@ export async function showTable(root, id, navigate) {
   return () => {
     clearInterval(ticker);
     document.removeEventListener("languagechange", relabel);
+    document.removeEventListener("keydown", escape);
     socket.close();
   };
 }
