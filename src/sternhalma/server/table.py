@@ -163,12 +163,18 @@ class Table:
 
     @property
     def aborted(self) -> Action | None:
-        """The abort that ended the game, if it was aborted."""
-        return next((a for a in self.actions if a.abort is not None), None)
+        """The abort that ended the game (always the last action), if it was aborted."""
+        last = self.actions[-1] if self.actions else None
+        return last if last is not None and last.abort is not None else None
 
     def first_move_pending(self, seat: int) -> bool:
-        """Whether ``seat`` is yet to make its first move in a game that can be aborted."""
-        return self.can_abort() and not any(a.seat == seat and a.move for a in self.actions)
+        """Whether the online player at ``seat`` is yet to make a first move in a game
+        that can be aborted (the computer is never timed out)."""
+        return (
+            self.seats[seat].kind == "online"
+            and self.can_abort()
+            and not any(a.seat == seat and a.move for a in self.actions)
+        )
 
     def can_abort(self) -> bool:
         """A game of online players (two or more) can be aborted while some player has
