@@ -14,17 +14,23 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from playwright.sync_api import Browser, BrowserContext, Page, expect
-from services import Server
+from services import IDENTITIES, Server
 from websockets.sync.client import connect
 
 MOVES = "#move-list button[data-ply]"
 ONLINE = {"kind": "online"}
-#: The identity each nickname was last played under (what a browser keeps in
-#: localStorage): a nickname belongs to one identity, so every test's "Bram" is the
-#: same player, as a person coming back with the same browser would be.
-IDENTITIES: dict[str, str] = {}
+
+
+def known(page: Page, nickname: str) -> tuple[str, str]:
+    """Where services.IDENTITIES keeps the identity (what a browser keeps in localStorage)
+    that ``nickname`` was last played under on the page's server: a nickname belongs to
+    one identity, so every test's "Bram" is the same player, as a person coming back
+    with the same browser would be. (The walk test imports this module under another
+    name, so the identities cannot be kept here.)"""
+    return (urlsplit(page.url).netloc, nickname)
 
 
 @contextmanager
@@ -51,15 +57,16 @@ def ready(page: Page, url: str) -> None:
 
 def adopt(page: Page, nickname: str) -> None:
     """Give this browser the identity ``nickname`` was last played under, if any."""
-    if nickname in IDENTITIES:
-        page.evaluate("(v) => localStorage.setItem('sternhalma.identity', v)", IDENTITIES[nickname])
+    if known(page, nickname) in IDENTITIES:
+        kept = IDENTITIES[known(page, nickname)]
+        page.evaluate("(v) => localStorage.setItem('sternhalma.identity', v)", kept)
 
 
 def keep(page: Page) -> None:
     """Remember the identity this browser now has (after it sat down)."""
     kept = page.evaluate("localStorage.getItem('sternhalma.identity')")
     if kept:
-        IDENTITIES[json.loads(kept)["nickname"]] = kept
+        IDENTITIES[known(page, json.loads(kept)["nickname"])] = kept
 
 
 def create_online(page: Page, server: str, variant: str, seats: int, **extra: Any) -> str:
@@ -88,6 +95,8 @@ def join(page: Page, link: str, nickname: str, seat: int) -> None:
     page.locator("#sit-nickname").fill(nickname)
     page.locator(f'button.sit[data-seat="{seat}"]').click()
     expect(page.locator("#sit-form")).to_be_hidden()
+    # The seat is this browser's (and its identity kept) once the reply came.
+    expect(page.locator(".player").nth(seat)).to_contain_text("(you)")
     keep(page)
 
 
@@ -305,6 +314,7 @@ def test_a_resignation_the_ratings_page_and_nicknames_shown_as_text(
         guest.locator("#sit-nickname").fill(nasty)
         guest.locator('button.sit[data-seat="1"]').click()
         expect(ayse.locator(".player").nth(1)).to_contain_text(nasty)
+        expect(guest.locator(".player").nth(1)).to_contain_text("(you)")
         keep(guest)
         hole(ayse, "k4").click()
         hole(ayse, "k5").click()
@@ -325,7 +335,7 @@ def test_a_resignation_the_ratings_page_and_nicknames_shown_as_text(
 
         # Only established players (10 rated games) are listed: the guest has played
         # one, and plays the other nine against Ayşe quickly, through the API.
-        rated_games(server, IDENTITIES["Ayşe"], IDENTITIES[nasty], 9)
+        rated_games(server, IDENTITIES[known(ayse, "Ayşe")], IDENTITIES[known(ayse, nasty)], 9)
         ayse.get_by_role("link", name="Ratings").click()
         board = ayse.locator('.rating-list[data-category="classic-2"]')
         expect(board).to_contain_text(nasty)
