@@ -38,6 +38,7 @@ from sternhalma.records import write_record
 from sternhalma.rules import VARIANTS
 from sternhalma.server.app import Settings, create_app
 from sternhalma.server.connection import AddressLimits, Limits
+from sternhalma.server.identities import IdentityRules
 from sternhalma.server.store import database_url
 
 #: Valid JSON that this program must refuse or survive, in four kinds: huge and long
@@ -347,15 +348,8 @@ class Doors:
     def socket(self, seated_and_texts: tuple[bool, list[str]]) -> None:
         seated, texts = seated_and_texts
         with self.quiet():
-            table = self.client.post(
-                "/api/tables",
-                json={
-                    "variant": "classic-2",
-                    "seats": [{"kind": "online"}, {"kind": "online"}],  # one free seat
-                    "nickname": "Fuzz",
-                    "sit": 0,
-                },
-            ).json()
+            # One free seat.
+            table = new_fuzz_table(self.client, [{"kind": "online"}, {"kind": "online"}], sit=0)
             with self.client.websocket_connect(f"/ws/tables/{table['id']}") as ws:
                 if seated:
                     ws.send_json({"type": "hello", "token": table["token"]})
@@ -390,8 +384,30 @@ def fuzz_settings(database: Path) -> Settings:
         workers=1,
         computer_pause=0,
         limits=Limits(rate=10_000.0, burst=10_000.0),
-        per_address=AddressLimits(connections=10_000, tables=10_000_000),
+        per_address=AddressLimits(connections=10_000, tables=10_000_000, seat_changes=10_000_000),
+        # Every table here comes from one address, under one nickname.
+        identities=IdentityRules(per_hour=1_000_000, same_address=0),
     )
+
+
+#: The identity the fuzzed tables are created under (a nickname belongs to one identity).
+FUZZ_IDENTITY: dict[str, str] = {}
+
+
+def new_fuzz_table(client: Client, seats: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    """A classic-2 table made by "Fuzz", always the same identity."""
+    table: dict[str, Any] = client.post(
+        "/api/tables",
+        json={
+            "variant": "classic-2",
+            "seats": seats,
+            "nickname": "Fuzz",
+            "identity": FUZZ_IDENTITY.get("secret"),
+            **extra,
+        },
+    ).json()
+    FUZZ_IDENTITY.update(table["player"])
+    return table
 
 
 @contextmanager

@@ -236,8 +236,15 @@ class Server(Program):
 
     def start(self, timeout: float = 60) -> None:
         env = dict(os.environ, STERNHALMA_DATABASE_URL=self.database_url)
-        # bench/load.py opens thousands of tables and connections from 127.0.0.1.
-        env.update(STERNHALMA_MAX_CONNECTIONS="100000", STERNHALMA_MAX_NEW_TABLES="100000")
+        # bench/load.py opens thousands of tables and connections from 127.0.0.1, and
+        # every player of the browser tests comes from there too (their games are rated).
+        env.update(
+            STERNHALMA_MAX_CONNECTIONS="100000",
+            STERNHALMA_MAX_NEW_TABLES="100000",
+            STERNHALMA_MAX_SEAT_CHANGES="100000",
+            STERNHALMA_MAX_NEW_IDENTITIES="100000",
+            STERNHALMA_SAME_ADDRESS_HOURS="0",
+        )
         env.pop("STERNHALMA_REDIS_URL", None)
         if self.redis_url is not None:
             env["STERNHALMA_REDIS_URL"] = self.redis_url
@@ -332,6 +339,7 @@ class Player:
     ) -> None:
         from websockets.sync.client import connect
 
+        self.server = server
         self.table_id = table_id
         self.token = token
         self.ws = connect(f"{server.ws_url}/ws/tables/{table_id}", open_timeout=10).__enter__()
@@ -404,6 +412,19 @@ def moved(seat: int | None = None) -> Any:
     )
 
 
+#: The identity secret each nickname was last played under, by database: a nickname
+#: belongs to one identity, so every "bram" of a database is the same player.
+IDENTITIES: dict[tuple[str, str], str] = {}
+
+
+def identity_of(server: Server, nickname: str) -> str | None:
+    return IDENTITIES.get((server.database_url, nickname))
+
+
+def remember(server: Server, player: dict[str, Any]) -> None:
+    IDENTITIES[(server.database_url, player["nickname"])] = player["secret"]
+
+
 def online_table(
     server: Server, nickname: str = "ayse", clock: str | None = None, seats: int = 2
 ) -> dict[str, Any]:
@@ -412,17 +433,21 @@ def online_table(
         "variant": "classic-2" if seats == 2 else f"classic-{seats}",
         "seats": [{"kind": "online"}] * seats,
         "nickname": nickname,
+        "identity": identity_of(server, nickname),
     }
     if clock is not None:
         body["clock"] = clock
     table: dict[str, Any] = server.post("/api/tables", body)
+    remember(server, table["player"])
     return table
 
 
 def sit(player: Player, seat: int, nickname: str) -> str:
     """Take ``seat`` over the websocket; the seat's token."""
-    player.send({"type": "sit", "seat": seat, "nickname": nickname})
+    identity = identity_of(player.server, nickname)
+    player.send({"type": "sit", "seat": seat, "nickname": nickname, "identity": identity})
     reply = player.until(lambda m: m["type"] == "seated")
+    remember(player.server, reply["player"])
     token: str = reply["token"]
     player.token = token
     return token

@@ -15,7 +15,17 @@ from typing import Any
 
 import pytest
 from helpers import run_apart
-from services import Cluster, Player, moved, online_table, seated_pair, sit, start_cluster
+from services import (
+    Cluster,
+    Player,
+    identity_of,
+    moved,
+    online_table,
+    remember,
+    seated_pair,
+    sit,
+    start_cluster,
+)
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
@@ -187,8 +197,10 @@ def test_a_computer_seat_plays_on_when_its_process_is_gone(
             "variant": "classic-2",
             "seats": [{"kind": "online"}, {"kind": "computer", "level": "easy"}],
             "nickname": "ayse",
+            "identity": identity_of(spare, "ayse"),
         },
     )
+    remember(spare, table["player"])
     on_spare = Player(spare, table["id"], table["token"])
     watcher = Player(cluster.a, table["id"])
     try:
@@ -221,8 +233,14 @@ def test_a_flag_falls_when_the_process_that_started_the_clock_is_gone(
     on_a = Player(cluster.a, table["id"], table["token"])
     on_spare = Player(spare, table["id"])
     try:
-        sit(on_spare, 1, "bram")  # the spare process starts the game and its clock
+        sit(on_spare, 1, "bram")
         on_a.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "start")
+        # One move each (a clock that runs out before a first move aborts the game
+        # instead); black's, on the spare process, starts white's clock there.
+        on_a.move(0, on_a.state["legal"][0])
+        on_spare.until(moved(0))
+        on_spare.move(1, on_spare.state["legal"][0])
+        on_a.until(moved(1))
         spare.kill()
         flag = on_a.until(
             lambda m: m["type"] == "event" and m["event"]["kind"] == "flag", timeout=60

@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from fuzzing import SOCKET_REPLIES, Doors, new_tables, open_doors, targets
+from fuzzing import SOCKET_REPLIES, Doors, new_fuzz_table, new_tables, open_doors, targets
 from fuzzing import messages as command_messages
 from helpers import Client
 from hypothesis import HealthCheck, given, settings
@@ -87,14 +87,7 @@ def test_any_table_id_is_found_or_not(client: Client, table_id: str) -> None:
 @FUZZ
 @given(sequence=st.lists(command_messages, min_size=1, max_size=6))
 def test_any_websocket_messages_leave_a_legal_game(client: Client, sequence: list[Any]) -> None:
-    table = client.post(
-        "/api/tables",
-        json={
-            "variant": "classic-2",
-            "seats": [{"kind": "online"}, {"kind": "computer", "level": "easy"}],
-            "nickname": "Fuzz",
-        },
-    ).json()
+    table = new_fuzz_table(client, [{"kind": "online"}, {"kind": "computer", "level": "easy"}])
     with client.websocket_connect(f"/ws/tables/{table['id']}") as raw:
         ws = Socket(raw)
         raw.send_json({"type": "hello", "token": table["token"]})

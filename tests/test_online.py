@@ -23,10 +23,11 @@ from sqlalchemy import create_engine
 from starlette.websockets import WebSocketDisconnect
 from test_server import EASY, PERSON, Socket, event_of, receive_until
 
-from sternhalma.rating import rating_changes
+from sternhalma.rating import Rating, rate_game
 from sternhalma.records import read_record
 from sternhalma.server.app import Settings, create_app
 from sternhalma.server.connection import AddressLimits, Limits
+from sternhalma.server.identities import IdentityRules
 from sternhalma.server.store import Base, DatabaseSchemaError, Store, database_url
 
 ONLINE = {"kind": "online"}
@@ -43,13 +44,29 @@ class FakeTime:
 
 
 def make_client(database: Path, **settings: Any) -> TestClient:
+    """A server on ``database``. Every player comes from the test client's one address:
+    unless a test says otherwise, that address may make any number of identities and
+    their games are rated (docs/ratings.md)."""
     options: dict[str, Any] = {
         "database_url": database_url(str(database)),
         "workers": 1,
         "computer_pause": 0,
+        "identities": IdentityRules(per_hour=1000, same_address=0),
         **settings,
     }
     return Client(create_app(Settings(**options)))
+
+
+def identities(client: TestClient) -> dict[str, str]:
+    """The identity secret of each nickname used last on ``client``'s server: a nickname
+    belongs to one identity, so a test that sits down as "Bram" again is the same Bram."""
+    known: dict[str, str] = client.__dict__.setdefault("identities", {})
+    return known
+
+
+def remember(client: TestClient, player: dict[str, Any] | None) -> None:
+    if player is not None:
+        identities(client)[player["nickname"]] = player["secret"]
 
 
 @pytest.fixture(scope="module")
@@ -60,8 +77,10 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
 
 def create(client: TestClient, variant: str, seats: list[dict[str, Any]], **extra: Any) -> Any:
     body = {"variant": variant, "seats": seats, "nickname": "Ayşe", **extra}
+    body.setdefault("identity", identities(client).get(body["nickname"]))
     response = client.post("/api/tables", json=body)
     assert response.status_code == 200, response.text
+    remember(client, response.json()["player"])
     return response.json()
 
 
@@ -71,14 +90,22 @@ def socket(client: TestClient, table_id: str, token: str | None = None) -> Itera
     with client.websocket_connect(f"/ws/tables/{table_id}") as ws:
         ws.send_json({"type": "hello", "token": token})
         wrapped = Socket(ws)
+        wrapped.client = client  # type: ignore[attr-defined]
         wrapped.welcome = wrapped.receive_json()  # type: ignore[attr-defined]
         assert wrapped.welcome["type"] == "welcome"  # type: ignore[attr-defined]
         yield wrapped
 
 
-def sit(ws: Socket, seat: int, nickname: str, identity: str | None = None) -> dict[str, Any]:
+def sit(ws: Socket, seat: int, nickname: str, identity: Any = "known") -> dict[str, Any]:
+    """Sit down as the identity last known by that nickname (``identity``: None for a
+    new one, or a secret)."""
+    client: TestClient = ws.client  # type: ignore[attr-defined]
+    if identity == "known":
+        identity = identities(client).get(" ".join(nickname.split()))
     ws.send_json({"type": "sit", "seat": seat, "nickname": nickname, "identity": identity})
     reply: dict[str, Any] = receive_until(ws, lambda m: m["type"] in ("seated", "error"))
+    if reply["type"] == "seated":
+        remember(client, reply["player"])
     return reply
 
 
@@ -197,7 +224,7 @@ def test_bad_seats_and_sitting_are_refused_with_reasons(client: TestClient) -> N
             guest.send_json({"type": "sit", "seat": 1, "nickname": "a\u0000b"})
             assert "control" in receive_until(guest, lambda m: m["type"] == "error")["message"]
             # The same identity cannot take two seats of one table.
-            same = sit(guest, 1, "Ayşe", identity=table["player"]["secret"])
+            same = sit(guest, 1, "Ayşe 2", identity=table["player"]["secret"])
             assert same["code"] == "seated"
             # Standing up frees the seat for somebody else.
             seated = sit(guest, 1, "Bram")
@@ -236,20 +263,25 @@ def test_a_reconnecting_client_gets_the_events_it_missed(client: TestClient) -> 
 
 
 def test_the_server_flags_a_player_whose_time_runs_out(client: TestClient) -> None:
-    """Nobody sends anything: the server's own timer ends the game (a 1.2 s clock)."""
-    table = create(client, "classic-2", [ONLINE, ONLINE], clock="0.02+0", rated=True)
+    """Nobody sends anything after the first moves: the server's own timer ends the game
+    (a 3 s clock; before the first moves it would abort the game instead)."""
+    table = create(client, "classic-2", [ONLINE, ONLINE], clock="0.05+0", rated=True)
     with socket(client, table["id"], table["token"]) as white, socket(client, table["id"]) as b:
         sit(b, 1, "Bram")
+        white.send_json({"type": "move", "seat": 0, "path": ["l4", "l5"]})
+        receive_until(b, event_of("move", 0))
+        b.send_json({"type": "move", "seat": 1, "path": ["e14", "e13"]})
         flag = receive_until(white, event_of("flag"), limit=50)
         over = flag["state"]
         assert over["over"] and over["result"]["ending"] == "flag"
         assert over["result"]["places"] == [2, 1] and over["result"]["seat"] == 0
         assert over["seats"][0]["status"] == "flagged"
         assert over["clock"]["remaining"][0] == 0 and over["clock"]["running"] is None
-        # First rated game for both: K = 32, expected ½ each, so ±16.
+        # First rated game for both: newcomers move apart by the same amount.
+        lost, won = rate_game([Rating(), Rating()], [2, 1])
         changes = {c["seat"]: c for c in over["ratings"]}
-        assert changes[0]["before"] == 1500 and changes[0]["after"] == 1484
-        assert changes[1]["after"] == 1516 and changes[1]["change"] == 16
+        assert changes[0]["before"] == 1500 and changes[0]["after"] == round(lost.rating)
+        assert changes[1]["after"] == round(won.rating) == 3000 - changes[0]["after"]
         white.send_json({"type": "move", "seat": 0, "path": ["l4", "l5"]})
         assert receive_until(white, lambda m: m["type"] == "error")["code"] == "over"
     record = read_record(client.get(f"/api/tables/{table['id']}/record").text)
@@ -319,6 +351,10 @@ def test_resignation_ends_a_rated_game_and_moves_the_ratings(client: TestClient)
     with socket(client, table["id"], table["token"]) as white, socket(client, table["id"]) as b:
         bram = sit(b, 1, "Bram")
         receive_until(white, event_of("start"))
+        white.send_json({"type": "move", "seat": 0, "path": ["l4", "l5"]})
+        receive_until(b, event_of("move", 0))
+        b.send_json({"type": "move", "seat": 1, "path": ["e14", "e13"]})
+        receive_until(white, event_of("move", 1))
         b.send_json({"type": "resign"})
         over = receive_until(white, event_of("resign"))["state"]
         assert over["result"]["ending"] == "resignation" and over["result"]["places"] == [1, 2]
@@ -331,19 +367,25 @@ def test_resignation_ends_a_rated_game_and_moves_the_ratings(client: TestClient)
     with socket(client, again["id"], again["token"]) as white, socket(client, again["id"]) as b:
         sit(b, 1, "Bram", identity=bram["player"]["secret"])
         receive_until(white, event_of("start"))
+        white.send_json({"type": "move", "seat": 0, "path": ["l4", "l5"]})
+        receive_until(b, event_of("move", 0))
+        b.send_json({"type": "move", "seat": 1, "path": ["e14", "e13"]})
+        receive_until(white, event_of("move", 1))
         white.send_json({"type": "resign"})
         second = {c["seat"]: c for c in receive_until(b, event_of("resign"))["state"]["ratings"]}
     assert second[0]["before"] == changes[0]["after"]
     assert second[1]["before"] == changes[1]["after"]
+    # Two games make no established rating: the ratings page does not list them yet.
     board = client.get("/api/ratings", params={"category": "classic-2"}).json()["categories"]
-    players = {p["player"]: p for p in board[0]["players"]}
-    assert players[table["player"]["id"]]["games"] >= 2
-    assert players[bram["player"]["id"]]["nickname"] == "Bram"
+    listed = {p["player"] for category in board for p in category["players"]}
+    assert bram["player"]["id"] not in listed
     assert client.get("/api/ratings", params={"category": "nope-9"}).status_code == 404
 
 
 def test_three_players_are_rated_pairwise_by_place(client: TestClient) -> None:
-    table = create(client, "classic-3", [ONLINE, ONLINE, ONLINE], rated=True)
+    table = create(
+        client, "classic-3", [ONLINE, ONLINE, ONLINE], rated=True, nickname="Wendy", identity=None
+    )
     with (
         socket(client, table["id"], table["token"]) as white,
         socket(client, table["id"]) as blue,
@@ -352,16 +394,17 @@ def test_three_players_are_rated_pairwise_by_place(client: TestClient) -> None:
         sit(blue, 1, "Blue")
         sit(yellow, 2, "Yellow")
         state = receive_until(white, event_of("start"))["state"]
-        white.send_json({"type": "move", "seat": 0, "path": state["legal"][0]})
-        state = receive_until(blue, event_of("move", 0))["state"]
+        for seat, ws in enumerate((white, blue, yellow)):  # everyone moves once: no abort
+            ws.send_json({"type": "move", "seat": seat, "path": state["legal"][0]})
+            state = receive_until(ws, event_of("move", seat))["state"]
         blue.send_json({"type": "resign"})
         over = receive_until(yellow, event_of("resign"))["state"]
     places = over["result"]["places"]
     assert places[1] == 3
     games = [c["before"] for c in sorted(over["ratings"], key=lambda c: c["seat"])]
-    expected = rating_changes([1500.0] * 3, places, [0, 0, 0])
+    expected = rate_game([Rating()] * 3, places)
     assert [c["change"] for c in sorted(over["ratings"], key=lambda c: c["seat"])] == [
-        round(e, 1) for e in expected
+        round(e.rating - 1500, 1) for e in expected
     ]
     assert games == [1500, 1500, 1500]
 
@@ -384,8 +427,8 @@ def test_a_rematch_starts_when_everyone_asks_and_the_seats_rotate(client: TestCl
         receive_until(white, event_of("start"))
         white.send_json({"type": "rematch"})
         assert receive_until(white, lambda m: m["type"] == "error")["code"] == "not-over"
-        white.send_json({"type": "resign"})
-        receive_until(b, event_of("resign"))
+        white.send_json({"type": "abort"})  # an aborted game may be played again too
+        receive_until(b, event_of("abort"))
         b.send_json({"type": "rematch"})
         offer = receive_until(white, event_of("rematch-offer"))["state"]
         assert offer["rematch_offers"] == [1] and offer["rematch"] is None
@@ -578,7 +621,7 @@ def test_a_part_one_database_is_upgraded_and_its_games_go_on(tmp_path: Path) -> 
             assert receive_until(ws, event_of("move", 1))["state"]["v"] == 2
     with sqlite3.connect(path) as connection:
         assert connection.execute("SELECT version_num FROM alembic_version").fetchall() == [
-            ("0002",)
+            ("0003",)
         ]
 
 

@@ -1,44 +1,63 @@
-"""Ratings (RULES.md §1 "Ratings"): pure functions, no storage.
+"""Ratings (docs/ratings.md): pure functions, no storage.
 
-Two players: Elo (start 1500; K = 32 for a player's first 30 rated games,
-then 16). Three to six: each player is compared with every opponent by
-place (better place = win 1, shared place = draw ½, worse = loss 0) and the
-Elo update is the sum of those pairwise results, each weighted by
-1/(players − 1). With two players that weight is 1, so one formula covers
-both. Pairs games and games with a computer seat are unrated.
+Every player has a Glicko-2 rating (Glickman, "Example of the Glicko-2
+system"): a rating on the familiar scale (start 1500), a deviation (how
+unsure that rating is; start 350) and a volatility (how erratic the player
+is; start 0.06). Each rated game is one rating period.
+
+Two players: the game is one result, as in the paper. Three to six players:
+each player is compared with every opponent by place (better place = win 1,
+shared place = draw ½, worse = loss 0), and those pairwise results enter
+the same update, each with weight 1/(players − 1): a game counts as one game
+however many sat at it, and with two players the weight is 1, so one formula
+covers both. Pairs games and games with a computer seat are unrated.
+
+A player is provisional until ``ESTABLISHED_GAMES`` rated games in a
+category; the ratings page lists established players only.
 
 Ratings are floats; rounding for display is the caller's business.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from sternhalma.errors import SternhalmaError
 from sternhalma.rules.base import Ruleset
 
-#: Every player's rating before their first rated game.
+#: Every player's rating, deviation and volatility before their first rated game.
 START_RATING = 1500.0
-#: A player's first this many rated games use the larger K.
-PROVISIONAL_GAMES = 30
-K_PROVISIONAL = 32
-K_ESTABLISHED = 16
+START_DEVIATION = 350.0
+START_VOLATILITY = 0.06
+#: Glicko-2's system constant τ: how fast the volatility may change (the paper
+#: suggests 0.3 to 1.2; smaller suits games with fewer upsets).
+TAU = 0.5
+#: A player's rating is provisional (shown with "?", not listed) before this many rated games.
+ESTABLISHED_GAMES = 10
+#: Glicko-2 works on its own scale: μ = (r − 1500) / SCALE, φ = RD / SCALE.
+SCALE = 400.0 / math.log(10.0)
+#: When the volatility iteration stops (the paper's ε).
+_EPSILON = 1e-6
 
 
 class RatingError(SternhalmaError):
     """Inputs that do not describe one rated game."""
 
 
-def k_factor(games_played: int) -> int:
-    """K for a player who has completed ``games_played`` rated games before this one."""
-    if games_played < 0:
-        raise RatingError("games played cannot be negative")
-    return K_PROVISIONAL if games_played < PROVISIONAL_GAMES else K_ESTABLISHED
+@dataclass(frozen=True)
+class Rating:
+    """A player's Glicko-2 rating on the display scale."""
+
+    rating: float = START_RATING
+    deviation: float = START_DEVIATION
+    volatility: float = START_VOLATILITY
 
 
-def expected_score(rating: float, opponent: float) -> float:
-    """The Elo expectation of scoring against ``opponent`` (0..1)."""
-    return 1.0 / (1.0 + float(10.0 ** ((opponent - rating) / 400.0)))
+def is_provisional(games: int) -> bool:
+    """Whether a player with ``games`` rated games still has a provisional rating."""
+    return games < ESTABLISHED_GAMES
 
 
 def score(place: int, opponent_place: int) -> float:
@@ -48,39 +67,96 @@ def score(place: int, opponent_place: int) -> float:
     return 0.5 if place == opponent_place else 0.0
 
 
-def rating_changes(
-    ratings: Sequence[float], places: Sequence[int], games_played: Sequence[int]
-) -> list[float]:
-    """How much each seat's rating moves after one game (Elo, or pairwise by place).
+def _g(phi: float) -> float:
+    """How much a result against an opponent of deviation φ counts (1 when certain)."""
+    return 1.0 / math.sqrt(1.0 + 3.0 * phi * phi / (math.pi * math.pi))
 
-    ``ratings`` before the game, ``places`` (1 = best, shared allowed) and
-    each player's count of earlier rated games, all in seat order.
-    """
+
+def _expected(mu: float, opponent_mu: float, opponent_phi: float) -> float:
+    return 1.0 / (1.0 + math.exp(-_g(opponent_phi) * (mu - opponent_mu)))
+
+
+def update(player: Rating, results: Sequence[tuple[Rating, float, float]]) -> Rating:
+    """The player's rating after one rating period of ``results``: (opponent, score,
+    weight) with score 0, ½ or 1. With every weight 1 this is the paper's algorithm;
+    a weight w counts that result as w of a game."""
+    if not results:
+        raise RatingError("a rating period needs at least one result")
+    mu = (player.rating - START_RATING) / SCALE
+    phi = player.deviation / SCALE
+    sigma = player.volatility
+    information = 0.0  # 1/v
+    improvement = 0.0  # Δ/v
+    for opponent, result, weight in results:
+        if not 0.0 <= result <= 1.0 or weight <= 0.0:
+            raise RatingError("a result is a score from 0 to 1 with a positive weight")
+        opponent_mu = (opponent.rating - START_RATING) / SCALE
+        opponent_phi = opponent.deviation / SCALE
+        g = _g(opponent_phi)
+        expected = _expected(mu, opponent_mu, opponent_phi)
+        information += weight * g * g * expected * (1.0 - expected)
+        improvement += weight * g * (result - expected)
+    v = 1.0 / information
+    delta = v * improvement
+    sigma = _new_volatility(phi, sigma, v, delta)
+    phi_star = math.sqrt(phi * phi + sigma * sigma)
+    new_phi = 1.0 / math.sqrt(1.0 / (phi_star * phi_star) + 1.0 / v)
+    new_mu = mu + new_phi * new_phi * improvement
+    return Rating(START_RATING + SCALE * new_mu, SCALE * new_phi, sigma)
+
+
+def _new_volatility(phi: float, sigma: float, v: float, delta: float) -> float:
+    """Step 5 of the paper: the root of f by the Illinois method."""
+    a = math.log(sigma * sigma)
+    tau2 = TAU * TAU
+
+    def f(x: float) -> float:
+        ex = math.exp(x)
+        return (
+            ex * (delta * delta - phi * phi - v - ex) / (2.0 * (phi * phi + v + ex) ** 2)
+            - (x - a) / tau2
+        )
+
+    low = a
+    if delta * delta > phi * phi + v:
+        high = math.log(delta * delta - phi * phi - v)
+    else:
+        k = 1
+        while f(a - k * TAU) < 0:
+            k += 1
+        high = a - k * TAU
+    f_low, f_high = f(low), f(high)
+    while abs(high - low) > _EPSILON:
+        middle = low + (low - high) * f_low / (f_high - f_low)
+        f_middle = f(middle)
+        if f_middle * f_high <= 0:
+            low, f_low = high, f_high
+        else:
+            f_low /= 2.0
+        high, f_high = middle, f_middle
+    return math.exp(low / 2.0)
+
+
+def rate_game(ratings: Sequence[Rating], places: Sequence[int]) -> list[Rating]:
+    """Everyone's rating after one game: ``ratings`` before it and ``places`` (1 = best,
+    shared allowed), both in seat order. Each player meets every opponent by place,
+    each result weighted 1/(players − 1); everyone is rated against the others'
+    ratings from before the game."""
     n = len(ratings)
     if not 2 <= n <= 6:
         raise RatingError(f"a rated game has 2 to 6 players, not {n}")
-    if len(places) != n or len(games_played) != n:
-        raise RatingError("give a rating, a place and a games-played count for every player")
+    if len(places) != n:
+        raise RatingError("give a rating and a place for every player")
     if not all(isinstance(p, int) and 1 <= p <= n for p in places):
         raise RatingError(f"places must be whole numbers from 1 to {n}")
     weight = 1.0 / (n - 1)
-    changes = []
-    for i in range(n):
-        total = sum(
-            score(places[i], places[j]) - expected_score(ratings[i], ratings[j])
-            for j in range(n)
-            if j != i
+    return [
+        update(
+            ratings[i],
+            [(ratings[j], score(places[i], places[j]), weight) for j in range(n) if j != i],
         )
-        changes.append(k_factor(games_played[i]) * weight * total)
-    return changes
-
-
-def new_ratings(
-    ratings: Sequence[float], places: Sequence[int], games_played: Sequence[int]
-) -> list[float]:
-    """The ratings after one game: ``ratings`` plus ``rating_changes``."""
-    changes = rating_changes(ratings, places, games_played)
-    return [rating + change for rating, change in zip(ratings, changes, strict=True)]
+        for i in range(n)
+    ]
 
 
 def is_rated(rules: Ruleset, *, rated_table: bool = True, computer_seats: int = 0) -> bool:
@@ -89,15 +165,16 @@ def is_rated(rules: Ruleset, *, rated_table: bool = True, computer_seats: int = 
 
 
 __all__ = [
-    "K_ESTABLISHED",
-    "K_PROVISIONAL",
-    "PROVISIONAL_GAMES",
+    "ESTABLISHED_GAMES",
+    "START_DEVIATION",
     "START_RATING",
+    "START_VOLATILITY",
+    "TAU",
+    "Rating",
     "RatingError",
-    "expected_score",
+    "is_provisional",
     "is_rated",
-    "k_factor",
-    "new_ratings",
-    "rating_changes",
+    "rate_game",
     "score",
+    "update",
 ]

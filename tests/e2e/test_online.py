@@ -6,18 +6,31 @@ seat tokens and identity), all against a real `sternhalma serve` on 127.0.0.1.
 
 from __future__ import annotations
 
+import json
 import re
 import time
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from playwright.sync_api import Browser, BrowserContext, Page, expect
-from services import Server
+from services import IDENTITIES, Server
+from websockets.sync.client import connect
 
 MOVES = "#move-list button[data-ply]"
 ONLINE = {"kind": "online"}
+
+
+def known(page: Page, nickname: str) -> tuple[str, str]:
+    """Where services.IDENTITIES keeps the identity (what a browser keeps in localStorage)
+    that ``nickname`` was last played under on the page's server: a nickname belongs to
+    one identity, so every test's "Bram" is the same player, as a person coming back
+    with the same browser would be. (The walk test imports this module under another
+    name, so the identities cannot be kept here.)"""
+    return (urlsplit(page.url).netloc, nickname)
 
 
 @contextmanager
@@ -42,14 +55,33 @@ def ready(page: Page, url: str) -> None:
     expect(page.locator("body")).to_have_attribute("data-ready", "true")
 
 
+def adopt(page: Page, nickname: str) -> None:
+    """Give this browser the identity ``nickname`` was last played under, if any."""
+    if known(page, nickname) in IDENTITIES:
+        kept = IDENTITIES[known(page, nickname)]
+        page.evaluate("(v) => localStorage.setItem('sternhalma.identity', v)", kept)
+
+
+def keep(page: Page) -> None:
+    """Remember the identity this browser now has (after it sat down)."""
+    kept = page.evaluate("localStorage.getItem('sternhalma.identity')")
+    if kept:
+        IDENTITIES[known(page, json.loads(kept)["nickname"])] = kept
+
+
 def create_online(page: Page, server: str, variant: str, seats: int, **extra: Any) -> str:
     """An online table made through the page's own API module (so this browser keeps the
     creator's token and identity); the page then shows the table. Returns its link."""
     ready(page, server + "/")
+    adopt(page, "Ayşe")
     table_id = page.evaluate(
-        "async (body) => (await (await import('/static/js/api.js')).createTable(body)).id",
+        """async (body) => {
+          const api = await import('/static/js/api.js');
+          return (await api.createTable({...body, identity: api.identity()?.secret})).id;
+        }""",
         {"variant": variant, "seats": [ONLINE] * seats, "nickname": "Ayşe", **extra},
     )
+    keep(page)
     link = f"{server}/table/{table_id}"
     page.goto(link)
     expect(page.locator(".hole").first).to_be_attached()
@@ -59,9 +91,13 @@ def create_online(page: Page, server: str, variant: str, seats: int, **extra: An
 def join(page: Page, link: str, nickname: str, seat: int) -> None:
     """Open the shared link, type a nickname and take seat ``seat``."""
     ready(page, link)
+    adopt(page, nickname)
     page.locator("#sit-nickname").fill(nickname)
     page.locator(f'button.sit[data-seat="{seat}"]').click()
     expect(page.locator("#sit-form")).to_be_hidden()
+    # The seat is this browser's (and its identity kept) once the reply came.
+    expect(page.locator(".player").nth(seat)).to_contain_text("(you)")
+    keep(page)
 
 
 def status(page: Page) -> Any:
@@ -89,6 +125,7 @@ def test_two_browsers_play_an_online_game_through_the_shared_link(
     with player(browser) as ayse, player(browser) as bram:
         # Ayşe creates the table in the lobby: online, both seats online players, 5+3.
         ready(ayse, server + "/")
+        adopt(ayse, "Ayşe")
         ayse.get_by_role("radio", name="Online, by link").check()
         ayse.locator("#nickname").fill("Ayşe")
         ayse.locator("#clock").select_option("5+3")
@@ -97,6 +134,7 @@ def test_two_browsers_play_an_online_game_through_the_shared_link(
         ayse.screenshot(path=artifacts / "lobby-online.png", full_page=True)
         ayse.get_by_role("button", name="Start").click()
         expect(ayse.locator("#waiting")).to_be_visible()
+        keep(ayse)
         ayse.screenshot(path=artifacts / "online-waiting.png", full_page=True)
         expect(status(ayse)).to_contain_text("Waiting for players")
         link = ayse.locator("#share-link").input_value()
@@ -234,15 +272,21 @@ def test_a_flag_ends_a_rated_game_with_the_rating_changes(
     browser: Browser, server: str, artifacts: Path
 ) -> None:
     with player(browser) as ayse, player(browser) as bram:
-        link = create_online(ayse, server, "classic-2", 2, clock="0.05+0", rated=True)
+        link = create_online(ayse, server, "classic-2", 2, clock="0.1+0", rated=True)
         join(bram, link, "Bram", 1)
-        # Nobody moves: White's 3 seconds run out and the server flags her.
+        # One move each, then nobody moves: White's 6 seconds run out and the server
+        # flags her (before the first moves it would abort the game instead).
+        hole(ayse, "k4").click()
+        hole(ayse, "k5").click()
+        expect(status(bram)).to_have_text("Your turn: pick a marble.")
+        play_any(bram)
         expect(bram.locator("#result")).to_be_visible(timeout=20_000)
         expect(bram.locator("#reason")).to_have_text("Black wins. White ran out of time.")
         expect(ayse.locator("#reason")).to_have_text("Black wins. White ran out of time.")
         changes = ayse.locator("#rating-changes")
-        expect(changes).to_contain_text("Ayşe: 1500 → 1484 (−16)")
-        expect(changes).to_contain_text("Bram: 1500 → 1516 (+16)")
+        # Ratings of fewer than 10 rated games are provisional: shown with "?".
+        expect(changes).to_contain_text(re.compile(r"Ayşe: \d+\?? → \d+\? \(−[\d.]+\)"))
+        expect(changes).to_contain_text(re.compile(r"Bram: \d+\?? → \d+\? \(\+[\d.]+\)"))
         expect(ayse.locator(".player").first).to_contain_text("out of time")
         ayse.screenshot(path=artifacts / "online-finished.png", full_page=True)
         # The finished game stays at its link, and its record downloads.
@@ -270,10 +314,16 @@ def test_a_resignation_the_ratings_page_and_nicknames_shown_as_text(
         guest.locator("#sit-nickname").fill(nasty)
         guest.locator('button.sit[data-seat="1"]').click()
         expect(ayse.locator(".player").nth(1)).to_contain_text(nasty)
+        expect(guest.locator(".player").nth(1)).to_contain_text("(you)")
+        keep(guest)
+        hole(ayse, "k4").click()
+        hole(ayse, "k5").click()
+        expect(status(guest)).to_have_text("Your turn: pick a marble.")
+        play_any(guest)
         guest.get_by_role("button", name="Resign").click()
         guest.get_by_role("dialog").get_by_role("button", name="Resign").click()
         expect(ayse.locator("#reason")).to_have_text("White wins. Black resigned.")
-        expect(ayse.locator("#rating-changes")).to_contain_text("(+16)")
+        expect(ayse.locator("#rating-changes")).to_contain_text("(+")
         # Both ask for a rematch: it starts with the seats turned.
         ayse.get_by_role("button", name="Rematch").click()
         expect(guest.locator("#rematch-note")).to_have_text("Ayşe would like a rematch.")
@@ -283,15 +333,98 @@ def test_a_resignation_the_ratings_page_and_nicknames_shown_as_text(
         expect(guest.locator(".player").first).to_contain_text("(you)")
         expect(status(guest)).to_have_text("Your turn: pick a marble.")
 
+        # Only established players (10 rated games) are listed: the guest has played
+        # one, and plays the other nine against Ayşe quickly, through the API.
+        rated_games(server, IDENTITIES[known(ayse, "Ayşe")], IDENTITIES[known(ayse, nasty)], 9)
         ayse.get_by_role("link", name="Ratings").click()
         board = ayse.locator('.rating-list[data-category="classic-2"]')
         expect(board).to_contain_text(nasty)
         expect(board.locator("tr.me")).to_contain_text("Ayşe (you)")
+        expect(board.locator("tbody tr")).to_have_count(2)  # Bram is still provisional
         ayse.screenshot(path=artifacts / "ratings.png", full_page=True)
         assert ayse.locator(".rating-list img").count() == 0
         assert guest.locator(".player img").count() == 0
         assert ayse.evaluate("document.body.dataset.owned") is None
         assert guest.evaluate("document.body.dataset.owned") is None
+
+
+def rated_games(server: str, white: str, black: str, count: int) -> None:
+    """``count`` rated classic-2 games between two kept identities, played through the
+    API: one move each, then black resigns."""
+    first, second = json.loads(white), json.loads(black)
+    for _ in range(count):
+        body = {
+            "variant": "classic-2",
+            "seats": [ONLINE] * 2,
+            "rated": True,
+            "nickname": first["nickname"],
+            "identity": first["secret"],
+        }
+        request = urllib.request.Request(
+            f"{server}/api/tables",
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json", "Origin": server},
+        )
+        with urllib.request.urlopen(request) as response:
+            table = json.load(response)
+        url = server.replace("http", "ws", 1) + f"/ws/tables/{table['id']}"
+        with connect(url) as w, connect(url) as b:
+            w.send(json.dumps({"type": "hello", "token": table["token"]}))
+            b.send(json.dumps({"type": "hello"}))
+            sit = {"type": "sit", "seat": 1, "nickname": second["nickname"]}
+            b.send(json.dumps({**sit, "identity": second["secret"]}))
+            until(w, "start")
+            w.send(json.dumps({"type": "move", "seat": 0, "path": ["l4", "l5"]}))
+            until(b, "move")
+            b.send(json.dumps({"type": "move", "seat": 1, "path": ["e14", "e13"]}))
+            until(w, "move", seat=1)
+            b.send(json.dumps({"type": "resign"}))
+            until(w, "resign")
+
+
+def until(ws: Any, kind: str, seat: int | None = None) -> None:
+    """Read ``ws`` until the event ``kind`` (of ``seat``) arrives."""
+    for _ in range(50):
+        message = json.loads(ws.recv(timeout=15))
+        assert message["type"] != "error", message
+        event = message.get("event") or {}
+        if event.get("kind") == kind and seat in (None, event.get("seat")):
+            return
+    raise AssertionError(f"no {kind} event came")
+
+
+def test_a_game_is_aborted_before_every_first_move(
+    browser: Browser, server: str, artifacts: Path
+) -> None:
+    with player(browser) as ayse, player(browser) as bram:
+        link = create_online(ayse, server, "classic-2", 2, rated=True)
+        join(bram, link, "Bram", 1)
+        # Nobody can lose a game nobody has begun: Abort instead of Resign.
+        expect(ayse.get_by_role("button", name="Abort")).to_be_visible()
+        expect(ayse.get_by_role("button", name="Resign")).to_be_hidden()
+        hole(ayse, "k4").click()
+        hole(ayse, "k5").click()
+        expect(status(bram)).to_have_text("Your turn: pick a marble.")
+        bram.get_by_role("button", name="Abort").click()
+        bram.get_by_role("dialog").get_by_role("button", name="Abort").click()
+        reason = (
+            "Black aborted the game before every player had made a first move. "
+            "Nobody wins or loses, and it is not rated."
+        )
+        for page in (ayse, bram):
+            expect(page.locator("#result-title")).to_have_text("Game aborted")
+            expect(page.locator("#reason")).to_have_text(reason)
+            expect(status(page)).to_have_text("The game was aborted; it is not rated.")
+            expect(page.locator("#rating-changes")).to_be_hidden()
+            expect(page.get_by_role("button", name="Abort")).to_be_hidden()
+        ayse.screenshot(path=artifacts / "online-aborted.png", full_page=True)
+        bram.locator("#language").select_option("tr")
+        expect(bram.locator("#reason")).to_contain_text("oyunu iptal etti")
+        bram.locator("#language").select_option("nl")
+        expect(bram.locator("#reason")).to_contain_text("heeft de partij afgebroken")
+        # The table stays at its link as it ended.
+        ayse.reload()
+        expect(ayse.locator("#reason")).to_have_text(reason)
 
 
 def test_an_online_table_on_a_phone(browser: Browser, server: str, artifacts: Path) -> None:
@@ -303,6 +436,7 @@ def test_an_online_table_on_a_phone(browser: Browser, server: str, artifacts: Pa
     ):
         link = create_online(ayse, server, "classic-2", 2, clock="10+5")
         ready(phone, link)
+        adopt(phone, "Bram")
         phone.locator("#sit-nickname").fill("Bram")
         phone.locator('button.sit[data-seat="1"]').tap()
         expect(status(phone)).to_have_text("White to play.")

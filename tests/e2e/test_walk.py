@@ -12,7 +12,7 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, Page, expect
 
-from e2e.test_online import create_online, join, player
+from e2e.test_online import create_online, join, play_any, player
 from e2e.test_web import MOVES, hole, open_lobby, status
 from sternhalma.records import read_record
 
@@ -92,6 +92,8 @@ def test_a_new_users_walk_through_every_game_and_an_online_table(
         hole(ayse, "k4").click()
         hole(ayse, "k5").click()
         expect(bram.locator(MOVES)).to_have_count(1)
+        play_any(bram)  # before everyone has moved there is Abort, not Resign
+        expect(ayse.locator(MOVES)).to_have_count(2)
         bram.get_by_role("button", name="Resign").click()
         bram.get_by_role("dialog").get_by_role("button", name="Resign").click()
         expect(ayse.locator("#reason")).to_have_text("White wins. Black resigned.")

@@ -103,6 +103,42 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     "Environment: STERNHALMA_MAX_NEW_TABLES.",
 )
 @click.option(
+    "--max-seat-changes",
+    default=30,
+    show_default=True,
+    envvar="STERNHALMA_MAX_SEAT_CHANGES",
+    type=click.IntRange(1),
+    help="Sits and stand-ups one client address may make in a minute. "
+    "Environment: STERNHALMA_MAX_SEAT_CHANGES.",
+)
+@click.option(
+    "--max-new-identities",
+    default=5,
+    show_default=True,
+    envvar="STERNHALMA_MAX_NEW_IDENTITIES",
+    type=click.IntRange(1),
+    help="New player identities one client address may make in an hour. "
+    "Environment: STERNHALMA_MAX_NEW_IDENTITIES.",
+)
+@click.option(
+    "--same-address-hours",
+    default=24.0,
+    show_default=True,
+    envvar="STERNHALMA_SAME_ADDRESS_HOURS",
+    type=click.FloatRange(0),
+    help="A game is not rated when two of its players' identities were made from one "
+    "address within this many hours (0: rate them anyway, e.g. everyone behind one NAT). "
+    "Environment: STERNHALMA_SAME_ADDRESS_HOURS.",
+)
+@click.option(
+    "--first-move",
+    default=60.0,
+    show_default=True,
+    type=click.FloatRange(1),
+    help="Seconds a player at an online table has for a first move before the game "
+    "is aborted (docs/ratings.md).",
+)
+@click.option(
     "--debug",
     is_flag=True,
     help="Also serve the API's description (/openapi.json), for developing.",
@@ -119,6 +155,10 @@ def serve(
     max_connections: int,
     max_new_tables: int,
     debug: bool,
+    max_seat_changes: int,
+    max_new_identities: int,
+    same_address_hours: float,
+    first_move: float,
 ) -> None:
     """Start the web app: the lobby, tables against the computer, on one screen and online.
 
@@ -129,6 +169,7 @@ def serve(
 
     from sternhalma.server.app import Settings, create_app
     from sternhalma.server.connection import AddressLimits
+    from sternhalma.server.identities import HOUR, IdentityRules
     from sternhalma.server.store import database_url as parse_url
 
     options: dict[str, object] = {}
@@ -148,7 +189,13 @@ def serve(
                 f"{origin!r} is not an origin like https://example.org", param_hint="--allow-origin"
             )
     options["allowed_origins"] = tuple(o.rstrip("/") for o in allowed_origins)
-    options["per_address"] = AddressLimits(connections=max_connections, tables=max_new_tables)
+    options["per_address"] = AddressLimits(
+        connections=max_connections, tables=max_new_tables, seat_changes=max_seat_changes
+    )
+    options["identities"] = IdentityRules(
+        per_hour=max_new_identities, same_address=same_address_hours * HOUR
+    )
+    options["first_move"] = first_move
     options["host"] = host
     options["debug"] = debug
     settings = Settings(**options)  # type: ignore[arg-type]

@@ -28,6 +28,7 @@ from sternhalma.rules import VARIANTS
 from sternhalma.server.bus import Bus, MemoryBus, RedisBus
 from sternhalma.server.connection import AddressLimits, Connection, Limits, PerAddress
 from sternhalma.server.guard import Guard
+from sternhalma.server.identities import IdentityRules
 from sternhalma.server.layout import catalogue
 from sternhalma.server.protocol import (
     MAX_BODY,
@@ -89,11 +90,15 @@ class Settings:
     sweep: float = 2.0
     #: Seconds after which another process takes over a computer's turn nobody played.
     takeover: float = 10.0
+    #: New identities per address, unrated games between them, nicknames let go.
+    identities: IdentityRules = field(default_factory=IdentityRules)
+    #: Seconds a player at an online table has for a first move before the game is aborted.
+    first_move: float = 60.0
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
-    store = Store(settings.database_url)
+    store = Store(settings.database_url, settings.identities)
     per_address = PerAddress(settings.per_address)
 
     @contextlib.asynccontextmanager
@@ -118,8 +123,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             checkpoint=settings.clock_checkpoint,
             bus=bus,
             takeover=settings.takeover,
+            first_move=settings.first_move,
         )
         await app.state.tables.resume()
+        app.state.tables.start_tidying()
         if isinstance(bus, RedisBus):
             app.state.tables.start(settings.sweep)
         try:
@@ -151,7 +158,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             status = 413
         elif isinstance(error, DatabaseUnavailable):
             status = 503
-        elif isinstance(error, TableError) and error.code == "too-many":
+        elif isinstance(error, TableError) and error.code in ("too-many", "too-many-identities"):
             status = 429
         return JSONResponse(error_message(error), status_code=status)
 
@@ -194,6 +201,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             sit=sit,
             nickname=None if nickname is None else parse_nickname(nickname),
             identity=identity,
+            address=address_of(request),
         )
         return {"id": table.id, "token": token, "player": player, "state": table.state()}
 
@@ -235,7 +243,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return
         try:
             await websocket.accept()
-            await Connection(websocket, websocket.app.state.tables, table_id, settings.limits).run()
+            await Connection(
+                websocket,
+                websocket.app.state.tables,
+                table_id,
+                settings.limits,
+                address=address,
+                per_address=per_address,
+            ).run()
         finally:
             per_address.disconnect(address)
 

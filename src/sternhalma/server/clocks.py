@@ -1,5 +1,8 @@
 """Clocks: a watcher per running table flags the seat to move when its time is gone
 (even when nobody sends anything) and saves the clock every ``checkpoint`` seconds.
+At an online table it also aborts the game when a first move does not come within
+``first_move`` seconds of the turn, or before the clock runs out (docs/ratings.md):
+nobody loses a game nobody began.
 
 Clocks run on the server (sternhalma.clock, integer ms). While no server runs,
 no clock runs: a table read from the database resumes with the banks last saved
@@ -25,34 +28,56 @@ class Clocks(Copies):
     """The clock's watcher, flags, checkpoints and the banks a resumed clock starts with."""
 
     def _watch_clock_when_due(self, table: Table) -> None:
-        """Start the clock's watcher when the table's clock runs and nobody watches it."""
-        running = table.game.clock is not None and table.status == "playing"
-        if running and (table.watcher is None or table.watcher.done()):
+        """Start the watcher when the table's clock runs or a first move is awaited (and
+        nobody watches it yet)."""
+        if not self._watched(table):
+            return
+        if table.watcher is None or table.watcher.done():
             table.watcher = self._spawn(self._watch_clock(table))
 
+    @staticmethod
+    def _watched(table: Table) -> bool:
+        return (
+            not table.dropped
+            and table.status == "playing"
+            and (table.game.clock is not None or table.can_abort())
+        )
+
     async def _watch_clock(self, table: Table) -> None:
-        """While the table's clock runs: flag the seat to move when its time is gone, and
-        save the clock every ``checkpoint`` seconds."""
+        """While the table is played with a clock or can be aborted: flag the seat to move
+        when its time is gone, abort when its first move does not come in time, and save
+        the clock every ``checkpoint`` seconds."""
         saved = self.now()
-        while not table.dropped and table.status == "playing" and table.game.clock is not None:
+        while self._watched(table):
             table.changed.clear()  # before looking: a change from now on wakes us
-            clock = table.game.clock
             turn = table.game.turn
             if turn is None:
                 return
-            left = clock.remaining(turn)
-            due = max(0, self.checkpoint * 1000 - (self.now() - saved))
+            if turn != table.turn_seat:
+                table.turn_seat, table.turn_since = turn, self.now()
+            waits = [self.first_move * 1000 - (self.now() - table.turn_since)]
+            if not table.first_move_pending(turn):
+                waits = []
+            clock = table.game.clock
+            if clock is not None:
+                waits += [clock.remaining(turn), self.checkpoint * 1000 - (self.now() - saved)]
+            timeout = (max(0, min(waits)) + 5) / 1000 if waits else None
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(table.changed.wait(), (min(left, due) + 5) / 1000)
+                await asyncio.wait_for(table.changed.wait(), timeout)
                 continue  # something changed: look again
             async with table.lock:
-                if table.dropped or table.status != "playing":
+                if table.dropped or table.status != "playing" or table.game.turn != turn:
+                    continue
+                late = self.now() - table.turn_since >= self.first_move * 1000
+                if table.first_move_pending(turn) and late:
+                    with contextlib.suppress(TableError):
+                        await self._commit(table, table.abort(turn, "no-first-move"))
                     return
-                if table.game.check_time():
+                if clock is not None and clock.is_out_of_time(turn):
                     with contextlib.suppress(TableError):
                         await self._flag_if_out(table)
                     return
-                if self.now() - saved >= self.checkpoint * 1000:
+                if clock is not None and self.now() - saved >= self.checkpoint * 1000:
                     saved = self.now()
                     await self._save_clock(table)
 
@@ -66,8 +91,18 @@ class Clocks(Copies):
             log.exception("the clock of table %s could not be saved", table.id)
 
     async def _flag_if_out(self, table: Table) -> None:
-        """Record a flag the referee found (the seat to move is out of time)."""
+        """Record a flag the referee finds (the seat to move is out of time); or, when that
+        seat has not made its first move at an online table, abort the game instead."""
         game = table.game
+        turn = game.turn
+        if (
+            turn is not None
+            and game.clock is not None
+            and game.clock.is_out_of_time(turn)
+            and table.first_move_pending(turn)
+        ):
+            await self._commit(table, table.abort(turn, "no-first-move"))
+            raise TableError("over", "the first move did not come in time: the game is aborted")
         if not game.is_over:
             game.check_time()
         result = game.result

@@ -1,7 +1,9 @@
-"""The commands a table takes: create, move, undo, resign, sit, leave and rematch.
+"""The commands a table takes: create, move, undo, resign, abort, sit, leave and rematch.
 
 Each runs under the table's lock, checks who may act (server/table.py), changes
 the table and commits the change (server/copies.py) before anybody hears of it.
+A refused command changes nothing: every check comes before the first change, and
+a player who sits down is written to the database with the sit, or not at all.
 The computer's turn and hints are in server/computer_turns.py.
 """
 
@@ -14,9 +16,11 @@ from sternhalma.game import GameError
 from sternhalma.notation import position_from_json, position_to_json
 from sternhalma.rules import find_variant
 from sternhalma.server.copies import Copies
+from sternhalma.server.identities import Identity
+from sternhalma.server.nicknames import nickname_key
 from sternhalma.server.protocol import TableError
 from sternhalma.server.seats import Seat, check_rated, parse_clock, parse_seats
-from sternhalma.server.store import Player, hash_secret, new_secret
+from sternhalma.server.store import hash_secret, new_secret
 from sternhalma.server.table import Action, Table, parse_moves_made
 
 
@@ -37,6 +41,7 @@ class Commands(Copies):
         nickname: str | None = None,
         identity: str | None = None,
         token: str | None = None,
+        address: str = "unknown",
     ) -> tuple[Table, str, dict[str, Any] | None]:
         """A new table, the token that holds the creator's seats, and (online tables)
         the creator as a player: ``{"id", "nickname", "secret"}``.
@@ -60,7 +65,7 @@ class Commands(Copies):
             start = position_to_json(position)
         made = parse_moves_made(rules, moves_made)
         token = token or new_secret()
-        player: dict[str, Any] | None = None
+        creator: Identity | None = None
         online = [s for s, seat in enumerate(parsed) if seat.kind == "online"]
         if online:
             seat = online[0] if sit is None else sit
@@ -68,11 +73,8 @@ class Commands(Copies):
                 raise TableError("seat", f"seat {seat} is not an online seat of this table")
             if nickname is None:
                 raise TableError("nickname", "type a nickname to sit down")
-            who, secret = await self.store.identify(nickname, identity)
-            parsed[seat] = Seat(
-                "online", player=who.id, nickname=who.nickname, token_hash=hash_secret(token)
-            )
-            player = _player(who, secret)
+            creator = await self.store.identity(nickname, identity, address)
+            parsed[seat] = _seat(creator, token)
         table = Table(
             id=secrets.token_urlsafe(9),
             rules=rules,
@@ -85,9 +87,10 @@ class Commands(Copies):
             rated=rated,
             control=control,
             now=self.now,
+            same_address=self.same_address,
         )
-        await self._insert(table)
-        return table, token, player
+        await self._insert(table, creator)
+        return table, token, None if creator is None else _player(creator)
 
     async def move(
         self,
@@ -149,6 +152,21 @@ class Commands(Copies):
             table.thinking = None
             await self._commit(table, {"kind": "resign", "seat": seat})
 
+    async def abort(self, table: Table, token: str | None) -> None:
+        """Call the game off before every player has made a first move (never rated)."""
+        async with table.lock:
+            held = table.seats_of(token)
+            if not held:
+                raise TableError("not-your-seat", "you do not hold a seat at this table")
+            if not table.can_abort():
+                raise TableError(
+                    "no-abort",
+                    "an online game can be aborted only before every player has made a first move",
+                )
+            turn = table.game.turn
+            seat = turn if turn in held else held[0]
+            await self._commit(table, table.abort(seat, "button"))
+
     async def sit(
         self,
         table: Table,
@@ -156,8 +174,11 @@ class Commands(Copies):
         seat: int,
         nickname: str,
         identity: str | None,
+        *,
+        address: str = "unknown",
     ) -> dict[str, Any]:
-        """Take a free online seat; the reply carries the seat's token and the player."""
+        """Take a free online seat; the reply carries the seat's token and the player.
+        The player is made (or renamed) in the same commit as the sit."""
         async with table.lock:
             if table.status != "waiting":
                 raise TableError("not-waiting", "every seat is taken; you can watch the game")
@@ -167,35 +188,27 @@ class Commands(Copies):
                 raise TableError("seat-taken", "somebody sits there already; pick a free seat")
             if table.seats_of(token):
                 raise TableError("seated", "you already sit at this table")
-            player, secret = await self.store.identify(nickname, identity)
-            if any(other.player == player.id for other in table.seats):
-                raise TableError("seated", "you already sit at this table (in another window?)")
             # Players tell each other apart by nickname at a table.
-            wanted = player.nickname.casefold()
+            wanted = nickname_key(nickname)
             for other in table.seats:
-                if other.nickname is not None and other.nickname.casefold() == wanted:
+                if other.nickname is not None and nickname_key(other.nickname) == wanted:
                     raise TableError(
                         "nickname-taken",
                         f"somebody at this table is called {other.nickname} already; "
                         "pick another nickname",
                     )
+            player = await self.store.identity(nickname, identity, address)
+            if any(other.player == player.id for other in table.seats):
+                raise TableError("seated", "you already sit at this table (in another window?)")
             seat_token = new_secret()
-            table.seats[seat] = Seat(
-                "online",
-                player=player.id,
-                nickname=player.nickname,
-                token_hash=hash_secret(seat_token),
+            table.seats[seat] = _seat(player, seat_token)
+            await self._commit(
+                table, {"kind": "sit", "seat": seat, "nickname": player.nickname}, identity=player
             )
-            await self._commit(table, {"kind": "sit", "seat": seat, "nickname": player.nickname})
             if table.status == "playing":
                 table.start_clock()
                 await self._commit(table, {"kind": "start"})
-        return {
-            "type": "seated",
-            "seat": seat,
-            "token": seat_token,
-            "player": _player(player, secret),
-        }
+        return {"type": "seated", "seat": seat, "token": seat_token, "player": _player(player)}
 
     async def leave(self, table: Table, token: str | None) -> None:
         """Stand up from an online seat before the game starts."""
@@ -218,7 +231,7 @@ class Commands(Copies):
                 raise TableError("not-your-seat", "you do not hold a seat at this table")
             if table.rematch is not None:
                 return await self.get(table.rematch)
-            if not table.game.is_over:
+            if not table.over:
                 raise TableError("not-over", "a rematch is offered once the game is over")
             if table.online:
                 table.rematch_offers |= set(seats)
@@ -251,9 +264,21 @@ class Commands(Copies):
             control=table.control,
             now=self.now,
             previous=table.id,
+            same_address=table.same_address,
         )
 
 
-def _player(player: Player, secret: str) -> dict[str, Any]:
+def _player(player: Identity) -> dict[str, Any]:
     """The identity a browser keeps: public id, nickname and the secret that proves it."""
-    return {"id": player.id, "nickname": player.nickname, "secret": secret}
+    return {"id": player.id, "nickname": player.nickname, "secret": player.secret}
+
+
+def _seat(player: Identity, token: str) -> Seat:
+    """The online seat ``player`` takes, held by ``token``."""
+    return Seat(
+        "online",
+        player=player.id,
+        nickname=player.nickname,
+        token_hash=hash_secret(token),
+        origin=player.origin,
+    )

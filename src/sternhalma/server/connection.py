@@ -26,6 +26,7 @@ from sternhalma.errors import SternhalmaError
 from sternhalma.server.bus import encode
 from sternhalma.server.protocol import (
     PROTOCOL_VERSION,
+    Abort,
     Hello,
     Leave,
     Look,
@@ -55,7 +56,9 @@ WITHOUT_STATE = frozenset({"hint-busy", "hint-limit"})
 class Limits:
     """How fast one connection may send: a bucket of ``burst`` messages refilled at
     ``rate`` per second; over it each message waits ``pause`` seconds, and after
-    ``strikes`` such messages the connection is closed."""
+    ``strikes`` such messages the connection is closed. Sitting down and standing up
+    (each writes to the database) are limited on their own: ``seat_changes`` in any
+    ``seat_window`` seconds."""
 
     rate: float = 10.0
     burst: float = 40.0
@@ -64,27 +67,56 @@ class Limits:
     #: Hints one connection may ask for in any ``hint_window`` seconds.
     hints: int = 3
     hint_window: float = 60.0
+    seat_changes: int = 6
+    seat_window: float = 60.0
 
 
 @dataclass(frozen=True)
 class AddressLimits:
-    """What one client address may hold at once and start: open table connections, and
-    new tables in any ``window`` seconds. Behind a reverse proxy the address is the
-    one it forwards (uvicorn trusts the proxy headers of 127.0.0.1)."""
+    """What one client address may hold at once and start: open table connections, new
+    tables in any ``window`` seconds, and sits and stand-ups in any ``seat_window``
+    seconds. Behind a reverse proxy the address is the one it forwards (uvicorn trusts
+    the proxy headers of 127.0.0.1)."""
 
     connections: int = 100
     tables: int = 120
     window: float = 600.0
+    seat_changes: int = 30
+    seat_window: float = 60.0
+
+
+class Window:
+    """At most ``count`` events per key in any ``seconds`` (a sliding window)."""
+
+    def __init__(self, count: int, seconds: float, clock: Callable[[], float]) -> None:
+        self.count = count
+        self.seconds = seconds
+        self.clock = clock
+        self.times: dict[str, deque[float]] = {}
+
+    def take(self, key: str) -> bool:
+        """Count one more event of ``key``, if it is within the limit."""
+        now = self.clock()
+        since = now - self.seconds
+        if len(self.times) > 10_000:  # forget keys that have been quiet
+            self.times = {k: q for k, q in self.times.items() if q and q[-1] > since}
+        times = self.times.setdefault(key, deque())
+        while times and times[0] <= since:
+            times.popleft()
+        if len(times) >= self.count:
+            return False
+        times.append(now)
+        return True
 
 
 class PerAddress:
-    """Counts connections and new tables by client address (one server process)."""
+    """Counts connections, new tables and seat changes by client address (one process)."""
 
     def __init__(self, limits: AddressLimits, clock: Callable[[], float] = time.monotonic) -> None:
         self.limits = limits
-        self.clock = clock
         self.open: Counter[str] = Counter()
-        self.created: dict[str, deque[float]] = {}
+        self.created = Window(limits.tables, limits.window, clock)
+        self.seat_changes = Window(limits.seat_changes, limits.seat_window, clock)
 
     def connect(self, address: str) -> bool:
         """Count one more connection from ``address``, if it is within the limit."""
@@ -100,17 +132,7 @@ class PerAddress:
 
     def may_create(self, address: str) -> bool:
         """Count one more new table from ``address``, if it is within the limit."""
-        now = self.clock()
-        since = now - self.limits.window
-        if len(self.created) > 10_000:  # forget addresses that have been quiet
-            self.created = {a: q for a, q in self.created.items() if q and q[-1] > since}
-        times = self.created.setdefault(address, deque())
-        while times and times[0] <= since:
-            times.popleft()
-        if len(times) >= self.limits.tables:
-            return False
-        times.append(now)
-        return True
+        return self.created.take(address)
 
 
 class RateLimit:
@@ -139,7 +161,16 @@ class RateLimit:
 class Connection:
     """One browser's websocket on one table."""
 
-    def __init__(self, websocket: WebSocket, tables: Tables, table_id: str, limits: Limits) -> None:
+    def __init__(
+        self,
+        websocket: WebSocket,
+        tables: Tables,
+        table_id: str,
+        limits: Limits,
+        *,
+        address: str = "unknown",
+        per_address: PerAddress | None = None,
+    ) -> None:
         self.websocket = websocket
         self.tables = tables
         self.table_id = table_id
@@ -151,6 +182,9 @@ class Connection:
         self.hints = RateLimit(limits.hints / limits.hint_window, limits.hints, clock)
         #: The hint being worked out for this connection, if any.
         self.hinting: asyncio.Task[None] | None = None
+        self.address = address
+        self.per_address = per_address or PerAddress(AddressLimits())
+        self.seat_changes = Window(limits.seat_changes, limits.seat_window, clock)
 
     async def run(self) -> None:
         try:
@@ -266,6 +300,8 @@ class Connection:
                 await tables.resign(table, self.token, command.seat)
             else:
                 self._ask_hint(table)
+        elif isinstance(command, Abort):
+            await tables.abort(table, self.token)
         elif isinstance(command, Rematch):
             await tables.rematch(table, self.token)
         elif isinstance(command, Look):
@@ -273,19 +309,34 @@ class Connection:
                 {"type": "look", "ply": command.ply, "position": table.position_after(command.ply)}
             )
         elif isinstance(command, Sit):
+            self._count_seat_change()
             reply = await tables.sit(
-                table, self.token, command.seat, command.nickname, command.identity
+                table,
+                self.token,
+                command.seat,
+                command.nickname,
+                command.identity,
+                address=self.address,
             )
             self.token = reply["token"]
             self.outbox.put_nowait(reply)
             await tables.join(table, id(self), table.seats_of(self.token))
         elif isinstance(command, Leave):
+            self._count_seat_change()
             await tables.leave(table, self.token)
             await tables.join(table, id(self), [])
         elif isinstance(command, Ping):
             self.outbox.put_nowait({"type": "pong", "v": table.version})
         else:  # pragma: no cover - parse_command returns only the commands above
             raise ProtocolError("unknown command")
+
+    def _count_seat_change(self) -> None:
+        """Refuse a sit or leave over this connection's or this address's limit."""
+        if not self.seat_changes.take("") or not self.per_address.seat_changes.take(self.address):
+            raise TableError(
+                "too-many-sits",
+                "you sat down and stood up too often; wait a minute and try again",
+            )
 
     async def _welcome(self, table: Table, since: int | None) -> None:
         """The answer to hello: the seats this token holds, the events missed since

@@ -19,6 +19,7 @@ from sternhalma.clock import TimeSource, parse_time_control
 from sternhalma.errors import SternhalmaError
 from sternhalma.rules import find_variant
 from sternhalma.server.bus import Bus
+from sternhalma.server.identities import Identity
 from sternhalma.server.presence import Presence
 from sternhalma.server.protocol import TableError
 from sternhalma.server.seats import Seat
@@ -39,6 +40,8 @@ class Copies:
     now: TimeSource
     checkpoint: float
     takeover: float
+    first_move: float
+    same_address: float
     cluster: bool
     tables: dict[str, Table]
     presence: Presence
@@ -58,9 +61,9 @@ class Copies:
 
         def _banks(self, stored: StoredTable) -> list[int] | None: ...
 
-    async def _insert(self, table: Table) -> None:
+    async def _insert(self, table: Table, creator: Identity | None = None) -> None:
         table.start_clock()
-        await self.store.create(table.stored())
+        await self.store.create(table.stored(), creator)
         self.tables[table.id] = table
         self._after_change(table)
 
@@ -116,6 +119,7 @@ class Copies:
                 rematch_offers=set(stored.rematch_offers),
                 previous=stored.previous,
                 ratings=stored.ratings,
+                same_address=self.same_address,
             )
             if stored.created_at is not None:
                 table.created = stored.created_at
@@ -130,21 +134,35 @@ class Copies:
         table.version = stored.version
         return table
 
-    async def _commit(self, table: Table, event: dict[str, Any]) -> None:
-        """Save the change and its event under the next version, then tell every viewer
-        (nothing announced is ever lost on a restart), and let the computer or the clock
-        act. A failed save drops this copy: the next command reloads the database's."""
+    async def _commit(
+        self, table: Table, event: dict[str, Any], *, identity: Identity | None = None
+    ) -> None:
+        """Save the change and its event under the next version (with the ``identity`` of
+        a player who sits down), then tell every viewer (nothing announced is ever lost on
+        a restart), and let the computer or the clock act. A failed save drops this copy:
+        the next command reloads the database's."""
         expected = table.version
         table.version += 1
+        rated = table.rated_game()
+        # A game started or finished: its players keep their nicknames (docs/ratings.md).
+        played = event.get("kind") == "start" or rated is not None
         try:
             changes = await self.store.commit(
-                table.stored(), event, expected=expected, rated=table.rated_game()
+                table.stored(),
+                event,
+                expected=expected,
+                rated=rated,
+                identity=identity,
+                played=tuple(s.player for s in table.seats if s.player) if played else (),
             )
         except VersionConflict:
             await self._forget(table)
             raise TableError("stale", "the game moved on; look at the board again") from None
         except DatabaseUnavailable as error:
             log.warning("table %s could not be saved: %s", table.id, error.detail)
+            await self._forget(table)
+            raise
+        except TableError:  # refused while written (a nickname taken meanwhile)
             await self._forget(table)
             raise
         except Exception:

@@ -47,6 +47,10 @@ class Presence:
         if table.id not in self._viewers:
             self._told.pop(table.id, None)
 
+    def tables_here(self) -> list[str]:
+        """The tables this process's connections are at."""
+        return list(self._viewers)
+
     def here(self, table_id: str) -> tuple[list[int], int]:
         """The seats held and the watchers among this process's connections to a table."""
         viewers = self._viewers.get(table_id, {})

@@ -68,6 +68,11 @@ class SeatCommand:
 
 
 @dataclass(frozen=True)
+class Abort:
+    """Call the game off before every player has made a first move (online tables)."""
+
+
+@dataclass(frozen=True)
 class Rematch:
     """Ask for a rematch (online tables: it starts once every seated player asked)."""
 
@@ -99,9 +104,9 @@ class Look:
     ply: int
 
 
-Command = Hello | MoveCommand | SeatCommand | Rematch | Look | Sit | Leave | Ping
+Command = Hello | MoveCommand | SeatCommand | Abort | Rematch | Look | Sit | Leave | Ping
 
-KNOWN = "hello, move, undo, hint, resign, rematch, look, sit, leave, ping"
+KNOWN = "hello, move, undo, hint, resign, abort, rematch, look, sit, leave, ping"
 
 
 def parse_command(data: object) -> Command:
@@ -127,6 +132,8 @@ def parse_command(data: object) -> Command:
         )
     if kind in ("undo", "hint", "resign"):
         return SeatCommand(kind, _seat(data, required=False))
+    if kind == "abort":
+        return Abort()
     if kind == "rematch":
         return Rematch()
     if kind == "sit":

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -18,8 +18,9 @@ from sqlalchemy import Table, bindparam
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
-from sternhalma.rating import START_RATING, rating_changes
+from sternhalma.rating import Rating, rate_game
 from sternhalma.server.database import VersionConflict
+from sternhalma.server.identities import Identity, IdentityRules, claim, played
 from sternhalma.server.schema import EventRow, RatingChangeRow, RatingRow, TableRow
 from sternhalma.server.stored import RatedGame, StoredTable, columns, rating_change
 
@@ -33,6 +34,11 @@ class PendingCommit:
     expected: int
     rated: RatedGame | None
     outcome: asyncio.Future[list[dict[str, Any]] | None]
+    #: A player who sits down (written only with the sit), and the rules it is held to.
+    identity: Identity | None = None
+    identities: IdentityRules = field(default_factory=IdentityRules)
+    #: Players who started or finished a game now.
+    played: tuple[str, ...] = ()
 
 
 #: The Core tables behind the rows (for the statements every move runs).
@@ -41,7 +47,13 @@ _TABLES = cast(Table, TableRow.__table__)
 _SAVE_TABLE = (
     _TABLES.update()
     .where(_TABLES.c.id == bindparam("_id"), _TABLES.c.version == bindparam("_expected"))
-    .values({c.name: bindparam(c.name) for c in _TABLES.c if c.name not in ("id", "created_at")})
+    .values(
+        {
+            c.name: bindparam(c.name)
+            for c in _TABLES.c
+            if c.name not in ("id", "created_at", "visited_at")
+        }
+    )
 )
 _ADD_EVENT = cast(Table, EventRow.__table__).insert()
 
@@ -78,6 +90,9 @@ def _save(
             "at": now,
         },
     )
+    if commit.identity is not None:
+        claim(connection, commit.identity, commit.identities, now)
+    played(connection, commit.played, now)
     if rated is None:
         return None
     # The session's work is a savepoint of the caller's transaction, kept by its commit.
@@ -93,30 +108,37 @@ def _rate(session: Session, table_id: str, game: RatedGame, now: datetime) -> li
     for player in game.players:
         row = session.get(RatingRow, (player, game.category))
         if row is None:
+            new = Rating()
             row = RatingRow(
                 player_id=player,
                 category=game.category,
-                rating=START_RATING,
+                rating=new.rating,
+                deviation=new.deviation,
+                volatility=new.volatility,
                 games=0,
                 updated_at=now,
             )
             session.add(row)
         rows.append(row)
-    deltas = rating_changes([r.rating for r in rows], game.places, [r.games for r in rows])
+    after = rate_game([Rating(r.rating, r.deviation, r.volatility) for r in rows], game.places)
     changes = []
-    for seat, (row, delta) in enumerate(zip(rows, deltas, strict=True)):
+    for seat, (row, rating) in enumerate(zip(rows, after, strict=True)):
         change = RatingChangeRow(
             table_id=table_id,
             seat=seat,
             player_id=row.player_id,
             category=game.category,
             before=row.rating,
-            after=row.rating + delta,
+            after=rating.rating,
             games=row.games,
         )
         session.add(change)
         changes.append(rating_change(change))
-        row.rating += delta
+        row.rating, row.deviation, row.volatility = (
+            rating.rating,
+            rating.deviation,
+            rating.volatility,
+        )
         row.games += 1
         row.updated_at = now
     return changes

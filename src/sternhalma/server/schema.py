@@ -22,6 +22,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
@@ -77,6 +78,10 @@ class TableRow(Base):
     rematch_offers: Mapped[str] = mapped_column(Text, default="[]")
     #: The table this one is a rematch of.
     previous: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    # -- issue 14 (migration 0003) --
+    #: When somebody was last at the table (waiting tables nobody visits leave the
+    #: lobby, and are removed after a day).
+    visited_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
 class EventRow(Base):
@@ -100,6 +105,19 @@ class PlayerRow(Base):
     secret_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # -- issue 14 (migration 0003) --
+    #: The nickname's case-folded confusable skeleton (server/nicknames.py) while this
+    #: player holds it; None once another player took the nickname it had let go.
+    name_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    #: SHA-256 of the address the identity was made from (None: made before 0003).
+    address_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    #: When the player last started or finished a game (the nickname is let go 90 days on).
+    last_game_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+    __table_args__ = (
+        Index("ix_players_name_key", "name_key", unique=True),
+        Index("ix_players_address_hash", "address_hash", "created_at"),
+    )
 
 
 class RatingRow(Base):
@@ -113,6 +131,9 @@ class RatingRow(Base):
     rating: Mapped[float] = mapped_column(Float)
     games: Mapped[int] = mapped_column(Integer)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # -- issue 14 (migration 0003): Glicko-2 --
+    deviation: Mapped[float] = mapped_column(Float, server_default="350.0")
+    volatility: Mapped[float] = mapped_column(Float, server_default="0.06")
 
 
 class RatingChangeRow(Base):

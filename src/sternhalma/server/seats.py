@@ -16,12 +16,14 @@ being held.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Literal
 
 from sternhalma.clock import ClockError, TimeControl, parse_time_control
 from sternhalma.players import LEVELS
 from sternhalma.rating import is_rated
 from sternhalma.rules.base import Ruleset
+from sternhalma.server.identities import Origin
 from sternhalma.server.protocol import TableError
 
 SeatKind = Literal["person", "computer", "online"]
@@ -43,6 +45,9 @@ class Seat:
     player: str | None = None
     nickname: str | None = None
     token_hash: str | None = None
+    #: Where and when the player's identity was made (stored, never shown): games
+    #: between identities made from one address within a day are not rated.
+    origin: Origin | None = None
 
     @property
     def taken(self) -> bool:
@@ -61,6 +66,10 @@ class Seat:
         data.pop("taken", None)
         if self.token_hash is not None:
             data["token_hash"] = self.token_hash
+        if self.origin is not None and self.origin.address_hash is not None:
+            data["address_hash"] = self.origin.address_hash
+            if self.origin.created_at is not None:
+                data["identity_made"] = self.origin.created_at.isoformat()
         return data
 
     @classmethod
@@ -68,12 +77,19 @@ class Seat:
         kind = data.get("kind")
         if kind not in KINDS:
             raise TableError("seats", f"a stored seat has an unknown kind {kind!r}")
+        made = data.get("identity_made")
+        origin = None
+        if data.get("address_hash") is not None:
+            origin = Origin(
+                data["address_hash"], datetime.fromisoformat(made) if made is not None else None
+            )
         return cls(
             kind,
             data.get("level"),
             data.get("player"),
             data.get("nickname"),
             data.get("token_hash"),
+            origin,
         )
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import hmac
 import logging
 import secrets
 import time
@@ -29,11 +28,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import create_engine, event, select, update
+from sqlalchemy import ColumnElement, create_engine, delete, event, func, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
 from sternhalma.jsontext import read_json
+from sternhalma.rating import ESTABLISHED_GAMES
 from sternhalma.server.database import (
     DatabaseSchemaError,
     DatabaseUnavailable,
@@ -44,6 +44,14 @@ from sternhalma.server.database import (
     sqlite_begin,
     sqlite_connect,
     unavailable,
+)
+from sternhalma.server.identities import (
+    Identity,
+    IdentityRules,
+    Origin,
+    claim,
+    existing,
+    hash_address,
 )
 from sternhalma.server.saving import PendingCommit, save_all
 from sternhalma.server.schema import (
@@ -56,7 +64,6 @@ from sternhalma.server.schema import (
     table_columns,
 )
 from sternhalma.server.stored import (
-    Player,
     RatedGame,
     StoredClock,
     StoredTable,
@@ -72,7 +79,6 @@ __all__ = [
     "DatabaseSchemaError",
     "DatabaseUnavailable",
     "DatabaseUrlError",
-    "Player",
     "RatedGame",
     "Store",
     "StoredClock",
@@ -107,8 +113,10 @@ def new_secret() -> str:
 class Store:
     """Reads and writes tables, events, players and ratings; one engine per server process."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, identities: IdentityRules | None = None) -> None:
         self.url = url
+        #: New identities per address, nicknames let go (docs/ratings.md).
+        self.identities = identities or IdentityRules()
         self.sqlite = url.startswith("sqlite")
         # An SQLite file's folder is made if need be (a file: URI is not a path).
         path = url.removeprefix("sqlite+aiosqlite:///")
@@ -176,11 +184,19 @@ class Store:
 
     # -- tables ---------------------------------------------------------------------
     @reachable
-    async def create(self, table: StoredTable) -> None:
-        """Insert a new table (version 0, no events yet)."""
+    async def create(self, table: StoredTable, identity: Identity | None = None) -> None:
+        """Insert a new table (version 0, no events yet) and, in the same transaction, the
+        creator's ``identity`` (an online table)."""
         now = datetime.now(UTC)
         async with self._write, self.writes.begin() as session:
-            session.add(TableRow(id=table.id, created_at=now, updated_at=now, **columns(table)))
+            if identity is not None:
+                connection = await session.connection()
+                await connection.run_sync(claim, identity, self.identities, now)
+            session.add(
+                TableRow(
+                    id=table.id, created_at=now, updated_at=now, visited_at=now, **columns(table)
+                )
+            )
 
     @reachable
     async def commit(
@@ -190,12 +206,23 @@ class Store:
         *,
         expected: int,
         rated: RatedGame | None = None,
+        identity: Identity | None = None,
+        played: tuple[str, ...] = (),
     ) -> list[dict[str, Any]] | None:
         """Write ``table`` (at ``table.version``) and its event, if the stored version is
         still ``expected``; VersionConflict otherwise. Returns the rating changes by seat
-        when ``rated`` names a finished rated game."""
+        when ``rated`` names a finished rated game. In the same transaction: the
+        ``identity`` of a player who sits down, and when the ``played`` players last
+        started or finished a game."""
         pending = PendingCommit(
-            table, change, expected, rated, asyncio.get_running_loop().create_future()
+            table,
+            change,
+            expected,
+            rated,
+            asyncio.get_running_loop().create_future(),
+            identity,
+            self.identities,
+            played,
         )
         self._batch.append(pending)
         if self._batcher is None or self._batcher.done():
@@ -291,18 +318,50 @@ class Store:
         return [{"v": row.version, "event": read_json(row.data)} for row in rows]
 
     @reachable
-    async def open_tables(self, limit: int = 50) -> list[StoredTable]:
-        """Online tables waiting for players, the most recently changed first."""
+    async def open_tables(self, visited_since: datetime, limit: int = 50) -> list[StoredTable]:
+        """Online tables waiting for players that somebody was at since ``visited_since``,
+        the most recently changed first."""
         async with self.sessions() as session:
             rows = (
                 await session.scalars(
                     select(TableRow)
-                    .where(TableRow.status == "waiting")
+                    .where(TableRow.status == "waiting", _visited() >= visited_since)
                     .order_by(TableRow.updated_at.desc())
                     .limit(limit)
                 )
             ).all()
             return [stored_table(row) for row in rows]
+
+    @reachable
+    async def visit(self, table_ids: list[str]) -> None:
+        """Somebody is at these tables now."""
+        if not table_ids:
+            return
+        async with self._write, self.writes.begin() as session:
+            await session.execute(
+                update(TableRow)
+                .where(TableRow.id.in_(table_ids))
+                .values(visited_at=datetime.now(UTC))
+            )
+
+    @reachable
+    async def remove_waiting(self, visited_before: datetime) -> list[str]:
+        """Remove the waiting tables nobody was at since ``visited_before`` (their events
+        go with them); their ids."""
+        async with self._write, self.writes.begin() as session:
+            stale = list(
+                (
+                    await session.scalars(
+                        select(TableRow.id).where(
+                            TableRow.status == "waiting", _visited() < visited_before
+                        )
+                    )
+                ).all()
+            )
+            if stale:
+                await session.execute(delete(EventRow).where(EventRow.table_id.in_(stale)))
+                await session.execute(delete(TableRow).where(TableRow.id.in_(stale)))
+            return stale
 
     @reachable
     async def running_with_clock(self) -> list[str]:
@@ -349,38 +408,41 @@ class Store:
 
     # -- players and ratings -----------------------------------------------------------
     @reachable
-    async def identify(self, nickname: str, secret: str | None) -> tuple[Player, str]:
-        """The player whose identity is ``secret`` (renamed to ``nickname``), or a new one.
-
-        Returns the player and the identity secret for the browser to keep.
-        """
+    async def identity(self, nickname: str, secret: str | None, address: str) -> Identity:
+        """Who sits down under ``nickname``: the player whose identity is ``secret``, or a
+        new one made from ``address``. Nothing is written: the commit of the sit (or of
+        the new table) writes it, so a refused sit leaves no trace (identities.claim).
+        NicknameHeld or TableError("too-many-identities") refuse the sit."""
         now = datetime.now(UTC)
-        async with self._write, self.writes.begin() as session:
-            if secret:
-                row = await session.scalar(
-                    select(PlayerRow).where(PlayerRow.secret_hash == hash_secret(secret))
-                )
-                if row is not None and hmac.compare_digest(row.secret_hash, hash_secret(secret)):
-                    row.nickname = nickname
-                    row.seen_at = now
-                    return Player(row.id, nickname), secret
-            secret = new_secret()
-            row = PlayerRow(
-                id=secrets.token_urlsafe(9),
-                nickname=nickname,
-                secret_hash=hash_secret(secret),
-                created_at=now,
-                seen_at=now,
+        secret_hash = hash_secret(secret) if secret else None
+        address_hash = hash_address(address)
+        async with self.sessions() as session:
+            connection = await session.connection()
+            found = await connection.run_sync(
+                existing, nickname, secret_hash, address_hash, self.identities, now
             )
-            session.add(row)
-            return Player(row.id, nickname), secret
+        if found is not None and secret is not None and secret_hash is not None:
+            player, origin = found
+            return Identity(player, nickname, secret, secret_hash, False, origin)
+        secret = new_secret()
+        return Identity(
+            secrets.token_urlsafe(9),
+            nickname,
+            secret,
+            hash_secret(secret),
+            True,
+            Origin(address_hash, now),
+        )
 
     @reachable
     async def ratings(self, category: str | None = None, limit: int = 100) -> dict[str, Any]:
-        """Players by rating, per category (only categories with rated games)."""
+        """Established players by rating, per category (only categories with some); a
+        provisional rating is not listed (docs/ratings.md)."""
         async with self.sessions() as session:
-            query = select(RatingRow, PlayerRow.nickname).join(
-                PlayerRow, PlayerRow.id == RatingRow.player_id
+            query = (
+                select(RatingRow, PlayerRow.nickname)
+                .join(PlayerRow, PlayerRow.id == RatingRow.player_id)
+                .where(RatingRow.games >= ESTABLISHED_GAMES)
             )
             if category is not None:
                 query = query.where(RatingRow.category == category)
@@ -398,7 +460,13 @@ class Store:
                         "player": rating.player_id,
                         "nickname": nickname,
                         "rating": round(rating.rating),
+                        "deviation": round(rating.deviation),
                         "games": rating.games,
                     }
                 )
         return {"categories": [{"category": c, "players": p} for c, p in categories.items()]}
+
+
+def _visited() -> ColumnElement[datetime]:
+    """When somebody was last at a table (its creation for a table of before 0003)."""
+    return func.coalesce(TableRow.visited_at, TableRow.updated_at)

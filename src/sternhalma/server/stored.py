@@ -1,5 +1,5 @@
 """What the store hands out and takes in: plain records (``StoredTable``, ``StoredClock``,
-``Player``, ``RatedGame``) and their conversion to and from the rows of server/schema.py.
+``RatedGame``) and their conversion to and from the rows of server/schema.py.
 
 The server's tables (server/table.py) save themselves as these records, so
 nothing outside the store touches a database row.
@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from sternhalma.jsontext import JsonTextError, read_json
+from sternhalma.rating import is_provisional
 from sternhalma.server.protocol import TableError
 from sternhalma.server.schema import RatingChangeRow, TableRow
 
@@ -55,14 +56,6 @@ class StoredTable:
 
 
 @dataclass(frozen=True)
-class Player:
-    """Someone who sat at an online table: a public id and a nickname."""
-
-    id: str
-    nickname: str
-
-
-@dataclass(frozen=True)
 class RatedGame:
     """A finished rated game: the category and, by seat, the player and the place."""
 
@@ -79,6 +72,8 @@ def rating_change(row: RatingChangeRow) -> dict[str, Any]:
         "before": round(row.before),
         "after": round(row.after),
         "change": round(row.after - row.before, 1),
+        "before_provisional": is_provisional(row.games),
+        "after_provisional": is_provisional(row.games + 1),
     }
 
 

@@ -24,6 +24,7 @@ from sternhalma.rules import find_variant
 from sternhalma.rules.base import Ruleset
 from sternhalma.rules.race import RaceRules
 from sternhalma.server import computer
+from sternhalma.server.identities import share_an_address
 from sternhalma.server.protocol import TableError
 from sternhalma.server.seats import Seat
 from sternhalma.server.store import RatedGame, StoredClock, StoredTable, hash_secret, wall_ms
@@ -45,29 +46,39 @@ def parse_moves_made(rules: Ruleset, value: object) -> tuple[int, ...] | None:
     return tuple(value)
 
 
+#: Why a game was aborted: a player's button, or a first move that did not come in time.
+ABORTS = ("button", "no-first-move")
+
+
 @dataclass
 class Action:
-    """One entry of a table's history: a move, a resignation or a flag of a seat."""
+    """One entry of a table's history: a move, a resignation, a flag or an abort (the
+    seat that aborted, or whose first move did not come) of a seat."""
 
     seat: int
     move: str | None = None
     resign: bool = False
     flag: bool = False
+    abort: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         if self.resign:
             return {"seat": self.seat, "resign": True}
         if self.flag:
             return {"seat": self.seat, "flag": True}
+        if self.abort is not None:
+            return {"seat": self.seat, "abort": self.abort}
         return {"seat": self.seat, "move": self.move}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Action:
+        abort = data.get("abort")
         return cls(
             int(data["seat"]),
             data.get("move"),
             bool(data.get("resign", False)),
             bool(data.get("flag", False)),
+            abort if abort in ABORTS else None,
         )
 
 
@@ -99,6 +110,9 @@ class Table:
     previous: str | None = None
     #: Rating changes by seat once a rated game is over.
     ratings: list[dict[str, Any]] | None = None
+    #: Seconds: a game between identities made from one address this close together is
+    #: not rated (IdentityRules.same_address; 0: always rated).
+    same_address: float = 0.0
     created: datetime = field(default_factory=lambda: datetime.now(UTC))
     #: Seats with a connection here now, and how many others watch (not versioned).
     present: list[int] = field(default_factory=list)
@@ -115,6 +129,10 @@ class Table:
     jobs: dict[asyncio.Task[str], int] = field(default_factory=dict, repr=False)
     #: The hint being worked out (one at a time per table).
     hinting: asyncio.Task[str] | None = field(default=None, repr=False)
+    #: The seat whose turn the watcher last saw begin, and when (``now``, ms): a first
+    #: move that does not come in time aborts the game (server/clocks.py).
+    turn_seat: int | None = None
+    turn_since: int = 0
 
     def __post_init__(self) -> None:
         self.game = self.new_game()
@@ -134,12 +152,50 @@ class Table:
 
     @property
     def status(self) -> str:
-        """``waiting`` (an online seat is free), ``playing`` or ``over``."""
+        """``waiting`` (an online seat is free), ``playing``, ``over`` or ``aborted``."""
+        if self.aborted is not None:
+            return "aborted"
         if self.game.is_over:
             return "over"
         if not all(seat.taken for seat in self.seats):
             return "waiting"
         return "playing"
+
+    @property
+    def over(self) -> bool:
+        """Whether the game ended, with a result or aborted."""
+        return self.status in ("over", "aborted")
+
+    @property
+    def aborted(self) -> Action | None:
+        """The abort that ended the game (always the last action), if it was aborted."""
+        last = self.actions[-1] if self.actions else None
+        return last if last is not None and last.abort is not None else None
+
+    def first_move_pending(self, seat: int) -> bool:
+        """Whether the online player at ``seat`` is yet to make a first move in a game
+        that can be aborted (the computer is never timed out)."""
+        return (
+            self.seats[seat].kind == "online"
+            and self.can_abort()
+            and not any(a.seat == seat and a.move for a in self.actions)
+        )
+
+    def can_abort(self) -> bool:
+        """A game of online players (two or more) can be aborted while some player has
+        not made a first move."""
+        moved = {a.seat for a in self.actions if a.move is not None}
+        people = sum(1 for seat in self.seats if seat.kind == "online")
+        return people >= 2 and self.status == "playing" and len(moved) < len(self.seats)
+
+    @property
+    def unrated(self) -> str | None:
+        """Why a rated table's game will not be rated: ``same-address`` when two of its
+        players' identities were made from one address within ``same_address`` seconds."""
+        origins = [seat.origin for seat in self.seats if seat.origin is not None]
+        if self.rated and share_an_address(origins, self.same_address):
+            return "same-address"
+        return None
 
     def holds(self, token: str | None) -> bool:
         """Whether ``token`` holds any seat here."""
@@ -187,7 +243,7 @@ class Table:
         """A move: ``token`` holds ``seat``, the game is being played and it is its turn."""
         if seat not in self.seats_of(token):
             raise TableError("not-your-seat", f"you do not hold seat {seat} at this table")
-        if self.game.is_over:
+        if self.over:
             raise TableError("over", "the game is over")
         if self.status == "waiting":
             raise TableError("not-started", "the game starts when every seat is taken")
@@ -201,6 +257,8 @@ class Table:
             raise TableError("not-your-seat", "you do not hold a seat at this table")
         if self.status == "waiting":
             raise TableError("not-started", "the game has not started: stand up instead")
+        if self.over:
+            raise TableError("over", "the game is over")
         if seat is None:
             turn = self.game.turn
             if turn is not None and turn in held:
@@ -211,6 +269,12 @@ class Table:
                 raise TableError("seat", "say which seat resigns")
         if seat not in held:
             raise TableError("not-your-seat", f"you do not hold seat {seat} at this table")
+        if self.can_abort():
+            raise TableError(
+                "abort-instead",
+                "not every player has made a first move, so nobody can lose yet: "
+                "abort the game instead",
+            )
         return seat
 
     def cancel_stale_jobs(self) -> None:
@@ -338,11 +402,13 @@ class Table:
             "legal": legal,
             "moves": moves,
             "clock": self.clock_state(),
-            "over": game.is_over,
-            "result": self._result() if game.is_over else None,
+            "over": self.over,
+            "result": self._result() if self.over else None,
             "ratings": self.ratings,
+            "unrated": self.unrated,
             "can_undo": self.can_undo(),
             "can_hint": self.against_computer,
+            "can_abort": self.can_abort(),
             "rematch": self.rematch,
             "rematch_offers": sorted(self.rematch_offers),
             "previous": self.previous,
@@ -360,6 +426,22 @@ class Table:
         return self.rules.distinct_moves(self.game.position)
 
     def _result(self) -> dict[str, Any]:
+        aborted = self.aborted
+        if aborted is not None:
+            who = self.rules.seats[aborted.seat].capitalize()
+            reason = (
+                f"{who} aborted the game"
+                if aborted.abort == "button"
+                else f"{who} did not make a first move in time"
+            )
+            return {
+                "places": [],
+                "team_places": [],
+                "ending": "aborted",
+                "abort": aborted.abort,
+                "reason": f"{reason}: nobody wins, and it is not rated.",
+                "seat": aborted.seat,
+            }
         result = self.game.result
         assert result is not None
         return {
@@ -372,7 +454,7 @@ class Table:
 
     def rated_game(self) -> RatedGame | None:
         """The finished game for the ratings, when this table is rated and not yet rated."""
-        if not self.rated or not self.game.is_over or self.ratings is not None:
+        if not self.rated or not self.game.is_over or self.ratings is not None or self.unrated:
             return None
         computers = sum(1 for seat in self.seats if seat.kind == "computer")
         if not is_rated(self.rules, rated_table=True, computer_seats=computers):
@@ -398,7 +480,7 @@ class Table:
             status=self.status,
             rated=self.rated,
             clock=self.stored_clock(),
-            result=self._result() if self.game.is_over else None,
+            result=self._result() if self.over else None,
             rematch=self.rematch,
             rematch_offers=sorted(self.rematch_offers),
             previous=self.previous,
@@ -433,6 +515,15 @@ class Table:
             event["removed"] = rules.board.names_of(removed)
         return event
 
+    def abort(self, seat: int, why: str) -> dict[str, Any]:
+        """End the game without a result (``why`` in ABORTS); the event that says so."""
+        self.actions.append(Action(seat, abort=why))
+        self.generation += 1
+        self.thinking = None
+        if self.game.clock is not None:
+            self.game.clock.stop()
+        return {"kind": "abort", "seat": seat, "abort": why}
+
     def replay(self, actions: list[Action]) -> None:
         """Rebuild the game from stored actions (checked by the referee again); the
         clock is attached afterwards, so replaying charges nobody's time."""
@@ -444,6 +535,8 @@ class Table:
                 self.actions.append(action)
             elif action.flag:
                 self.game.flag(action.seat)
+                self.actions.append(action)
+            elif action.abort is not None:
                 self.actions.append(action)
             elif action.move is not None:
                 self.play(action.seat, self.rules.parse_path(action.move))

@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import logging
 from collections import Counter
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sternhalma.clock import TimeSource, monotonic_ms
@@ -46,6 +47,11 @@ log = logging.getLogger(__name__)
 # Kept for callers of part 1.
 hash_token = hash_secret
 
+#: Seconds after which a waiting table nobody was at leaves the lobby's list, and
+#: after which it is removed.
+UNVISITED_UNLISTED = 15 * 60.0
+UNVISITED_REMOVED = 24 * 3600.0
+
 
 class Tables(Commands, ComputerTurns, Clocks, Following):
     """Every table of this server process: creation, loading, commands, clocks, the computer."""
@@ -60,6 +66,7 @@ class Tables(Commands, ComputerTurns, Clocks, Following):
         now: TimeSource = monotonic_ms,
         checkpoint: float = 10.0,
         takeover: float = 10.0,
+        first_move: float = 60.0,
     ) -> None:
         self.store = store
         self.thinking = thinking
@@ -75,6 +82,10 @@ class Tables(Commands, ComputerTurns, Clocks, Following):
         self.cluster = isinstance(self.bus, RedisBus)
         #: Seconds after which a computer's turn nobody played is taken over.
         self.takeover = takeover
+        #: Seconds a player at an online table has for a first move (then: aborted).
+        self.first_move = first_move
+        #: Games between identities made from one address this close are not rated.
+        self.same_address = store.identities.same_address
         #: Tables whose computer seat thinks in this process now.
         self._thinking: set[str] = set()
         self._sweeper: asyncio.Task[None] | None = None
@@ -101,12 +112,45 @@ class Tables(Commands, ComputerTurns, Clocks, Following):
 
     async def open_tables(self) -> list[dict[str, Any]]:
         """Online tables waiting for players where somebody already sits (a table whose
-        players all stood up is not offered)."""
+        players all stood up is not offered) and somebody was lately."""
+        since = datetime.now(UTC) - timedelta(seconds=UNVISITED_UNLISTED)
         return [
             summary(stored)
-            for stored in await self.store.open_tables()
+            for stored in await self.store.open_tables(since)
             if any(seat.get("kind") == "online" and seat.get("token_hash") for seat in stored.seats)
         ]
+
+    async def tidy(self) -> list[str]:
+        """The waiting tables somebody is at now count as visited; those nobody visited
+        for a day are removed with their events. Returns the removed tables' ids."""
+        here = [
+            table_id
+            for table_id in self.presence.tables_here()
+            if (table := self.tables.get(table_id)) is not None and table.status == "waiting"
+        ]
+        await self.store.visit(here)
+        removed = await self.store.remove_waiting(
+            datetime.now(UTC) - timedelta(seconds=UNVISITED_REMOVED)
+        )
+        for table_id in removed:
+            table = self.tables.pop(table_id, None)
+            if table is not None:
+                table.dropped = True
+                table.changed.set()
+        return removed
+
+    def start_tidying(self, interval: float = 60.0) -> None:
+        """Tidy every ``interval`` seconds until ``close``."""
+
+        async def tidying() -> None:
+            while True:
+                await asyncio.sleep(interval)
+                try:
+                    await self.tidy()
+                except Exception:
+                    log.exception("tidying the waiting tables failed")
+
+        self._spawn(tidying())
 
     async def join(self, table: Table, key: int, seats: list[int]) -> None:
         """A connection watches ``table`` holding ``seats`` (or moved to other seats)."""

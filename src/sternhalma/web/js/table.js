@@ -54,6 +54,7 @@ export async function showTable(root, id, navigate) {
         <div class="actions">
           <button type="button" id="undo" data-i18n="action.undo"></button>
           <button type="button" id="hint" data-i18n="action.hint"></button>
+          <button type="button" id="abort" data-i18n="action.abort"></button>
           <button type="button" id="resign" data-i18n="action.resign"></button>
         </div>
         <div id="viewing" class="viewing" hidden>
@@ -405,6 +406,7 @@ export async function showTable(root, id, navigate) {
     let text = "";
     if (connection === "closed") text = t("status.reconnecting");
     else if (viewing !== null) text = t("status.viewing", { n: viewing });
+    else if (state.status === "aborted") text = t("status.aborted");
     else if (state.over) text = t("status.over");
     else if (confirming) text = t("status.waiting", { colour: colourName(state.seats[turn].colour) });
     else if (state.status === "waiting") text = t("status.waitingPlayers");
@@ -468,6 +470,7 @@ export async function showTable(root, id, navigate) {
     if (state.online) info.push(t("online.table"));
     if (state.clock || state.online) info.push(clockName(state.clock ? state.clock.control : ""));
     if (state.online) info.push(t(state.rated ? "lobby.ratedShort" : "lobby.casualShort"));
+    if (state.unrated) info.push(t("rating.unrated", { reason: t("rating.sameAddress") }));
     if (state.deadline_rule === false) info.push(t("table.deadlineOff"));
     $("#table-info").textContent = info.join(" · ");
     const watching = $("#watching");
@@ -543,8 +546,10 @@ export async function showTable(root, id, navigate) {
     $("#hint").hidden = !against;
     $("#undo").disabled = !state.can_undo || viewing !== null;
     $("#hint").disabled = !controllable();
-    $("#resign").hidden = !mySeats.length || state.status === "waiting";
+    // Before every player has moved, nobody has lost anything yet: Abort, not Resign.
+    $("#resign").hidden = !mySeats.length || state.status === "waiting" || state.can_abort;
     $("#resign").disabled = state.over;
+    $("#abort").hidden = !mySeats.length || !state.can_abort;
     renderOnline();
     tickClocks();
 
@@ -594,6 +599,8 @@ export async function showTable(root, id, navigate) {
       $("#reason").textContent = resultText(state.result);
       const places = $("#places");
       places.replaceChildren();
+      places.hidden = state.status === "aborted";
+      $("#result-title").textContent = t(state.status === "aborted" ? "result.aborted" : "result.title");
       const order = state.seats.map((s, i) => [s, i, state.result.places[i]]).sort((a, b) => (a[2] ?? 99) - (b[2] ?? 99));
       for (const [seat, i, p] of order) {
         const li = document.createElement("li");
@@ -616,7 +623,10 @@ export async function showTable(root, id, navigate) {
       const seat = state.seats[change.seat];
       const li = document.createElement("li");
       const sign = change.change > 0 ? "+" : change.change < 0 ? "−" : "±";
-      li.append(swatch(seat.colour, 16), ` ${t("rating.change", { name: seat.nickname || colourName(seat.colour), before: change.before, after: change.after, change: `${sign}${Math.abs(change.change)}` })}`);
+      // A provisional rating (too few rated games to be sure of it) shows with "?".
+      const before = `${change.before}${change.before_provisional ? "?" : ""}`;
+      const after = `${change.after}${change.after_provisional ? "?" : ""}`;
+      li.append(swatch(seat.colour, 16), ` ${t("rating.change", { name: seat.nickname || colourName(seat.colour), before, after, change: `${sign}${Math.abs(change.change)}` })}`);
       list.appendChild(li);
     }
   }
@@ -640,6 +650,10 @@ export async function showTable(root, id, navigate) {
   /** "White wins. Black resigned." in the current language (the server's English as a fallback). */
   function resultText(result) {
     const name = (seat) => colourName(state.seats[seat].colour);
+    if (result.ending === "aborted") {
+      const who = result.seat === null || result.seat === undefined ? "" : name(result.seat);
+      return t(`ending.aborted.${result.abort}`, { who });
+    }
     let headline;
     if (result.team_places && result.team_places.length) {
       const firsts = variant.teams.filter((_, i) => result.team_places[i] === 1);
@@ -669,6 +683,9 @@ export async function showTable(root, id, navigate) {
       const seat = isMine(state.turn) ? state.turn : mySeats.length === 1 ? mySeats[0] : undefined;
       socket.send({ type: "resign", seat });
     }
+  });
+  $("#abort").addEventListener("click", async () => {
+    if (await ask(t("confirm.abort"), t("action.abort"), t("confirm.cancel"))) socket.send({ type: "abort" });
   });
   $("#back").addEventListener("click", backToGame);
   $("#loop").addEventListener("click", () => {

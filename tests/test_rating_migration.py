@@ -1,0 +1,69 @@
+"""Migration 0003: existing Elo ratings become Glicko-2 ratings, and existing players
+get the keys that keep nicknames unique."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from alembic import command
+from helpers import run_apart
+from sqlalchemy import create_engine, text
+
+from sternhalma.server.migrations import config
+from sternhalma.server.nicknames import nickname_key
+from sternhalma.server.store import Store, database_url
+
+
+def _database_of_revision_0002(path: Path) -> None:
+    """Players and ratings as part 2 kept them: two players once called Alice (one with a
+    Cyrillic А), Elo ratings with 0 and 40 games."""
+    engine = create_engine(f"sqlite:///{path}")
+    with engine.begin() as connection:
+        command.upgrade(config(connection), "0002")
+        connection.execute(
+            text(
+                "INSERT INTO players VALUES "
+                "('p1', 'Alice', 'h1', '2026-11-01 10:00:00', '2026-11-02 10:00:00'), "
+                "('p2', 'Аlice', 'h2', '2026-11-01 10:00:00', '2026-11-20 10:00:00'), "
+                "('p3', 'Bram', 'h3', '2026-11-01 10:00:00', '2026-11-03 10:00:00')"
+            )
+        )
+        connection.execute(
+            text(
+                "INSERT INTO ratings VALUES "
+                "('p1', 'classic-2', 1612.5, 40, '2026-11-02 10:00:00'), "
+                "('p3', 'classic-2', 1387.5, 0, '2026-11-03 10:00:00')"
+            )
+        )
+    engine.dispose()
+
+
+async def _open(url: str) -> None:
+    store = Store(url)
+    try:
+        await store.open()
+    finally:
+        await store.close()
+
+
+def test_elo_ratings_keep_their_number_and_get_a_deviation_by_games(tmp_path: Path) -> None:
+    path = tmp_path / "part2.db"
+    _database_of_revision_0002(path)
+    run_apart(_open(database_url(str(path))))
+    with sqlite3.connect(path) as connection:
+        ratings = dict(
+            (player, (rating, deviation, volatility, games))
+            for player, rating, deviation, volatility, games in connection.execute(
+                "SELECT player_id, rating, deviation, volatility, games FROM ratings"
+            )
+        )
+        players = dict(connection.execute("SELECT id, name_key FROM players").fetchall())
+        version = connection.execute("SELECT version_num FROM alembic_version").fetchall()
+    assert version == [("0003",)]
+    veteran, newcomer = ratings["p1"], ratings["p3"]
+    assert veteran[0] == 1612.5 and veteran[2] == 0.06 and veteran[3] == 40
+    assert newcomer[0] == 1387.5 and newcomer[1] == 350.0
+    assert 50 < veteran[1] < 80  # forty games make a rating fairly sure
+    # "Alice" and "Аlice" are one name: the one seen last keeps it, the other lets it go.
+    assert players == {"p1": None, "p2": nickname_key("Alice"), "p3": nickname_key("Bram")}
