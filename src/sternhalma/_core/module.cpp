@@ -57,6 +57,14 @@ nb::int_ to_int(const Bits<W>& b) {
 }
 
 // One ruleset's core, whatever the width of its bitboards.
+// Whether a Python signal handler raised an exception (the thinking process gives its job up
+// on SIGUSR1, server/computer.py): the search runs without the GIL, so Python's handlers
+// run only when it asks, every 1,024 nodes. The exception stays set for nb::python_error.
+bool signal_raised() {
+    nb::gil_scoped_acquire locked;
+    return PyErr_CheckSignals() != 0;
+}
+
 class Core {
 public:
     virtual ~Core() = default;
@@ -217,7 +225,13 @@ public:
         settings.likely = likely;
         settings.nodes = std::max<std::uint64_t>(nodes, 1);
         settings.seconds = seconds;
-        const SearchResult r = core_->search(evaluation, marbles, settings, std::move(order));
+        settings.interrupted = &signal_raised;
+        SearchResult r;
+        try {
+            r = core_->search(evaluation, marbles, settings, std::move(order));
+        } catch (const Interrupted&) {
+            throw nb::python_error();  // the exception a Python signal handler raised
+        }
         return nb::make_tuple(r.best, r.depth, r.used);
     }
     nb::bytes moves(nb::sequence marbles, int seat) const { return core_->moves(marbles, seat); }

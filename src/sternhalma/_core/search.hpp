@@ -47,7 +47,13 @@ struct SearchSettings {
     int likely = 0;
     std::uint64_t nodes = 1;
     double seconds = -1;  // < 0: no clock
+    // Asked every 1,024 nodes whether to stop now (a signal came: the job was given up);
+    // null: never. The search then throws Interrupted, leaving the caller to say why.
+    bool (*interrupted)() = nullptr;
 };
+
+// Thrown out of RaceSearcher::choose when SearchSettings::interrupted says so.
+struct Interrupted {};
 
 struct SearchResult {
     std::int64_t best = 0;
@@ -143,6 +149,7 @@ private:
         ++used_;
         if (used_ >= s_.nodes || ((used_ & 63) == 0 && s_.seconds >= 0 && Clock::now() >= stop_))
             throw OutOfTime{};
+        if ((used_ & 1023) == 0 && s_.interrupted != nullptr && s_.interrupted()) throw Interrupted{};
     }
     bool spent() const {
         return used_ >= s_.nodes || (s_.seconds >= 0 && Clock::now() >= stop_);
