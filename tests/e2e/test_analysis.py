@@ -134,3 +134,10 @@ def test_the_crossing_puzzle_counts_keeps_the_best_and_shows_a_solution(
     page.screenshot(path=artifacts / "puzzle-show-me.png", full_page=True)
     page.get_by_role("button", name="Stop").click()
     expect(page.get_by_role("button", name="Show me")).to_be_visible()
+
+
+def test_the_analysis_board_alone_shows_a_start_to_try_moves_on(page: Page, server: str) -> None:
+    page.goto(f"{server}/analysis")
+    expect(page.locator("#an-status")).to_contain_text("Start position")
+    expect(hole(page, "m3")).to_have_attribute("aria-label", "m3, white marble")
+    expect(page.locator("#an-best")).to_contain_text("Best move for White", timeout=30_000)

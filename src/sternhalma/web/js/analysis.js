@@ -369,6 +369,9 @@ export async function showAnalysis(root) {
     const response = await fetch(`/api/tables/${encodeURIComponent(table)}/record`);
     if (response.ok) await load(await response.text());
     else notice(t("analysis.noRecord"));
+  } else {
+    // Nothing to review yet: the start of a two-player game, to try moves on.
+    await load('[Variant "classic-2"]\n[Result "*"]\n\n');
   }
 
   return () => {
