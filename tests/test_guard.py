@@ -50,11 +50,16 @@ def quiet_log(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
     assert not loud, [r.getMessage() for r in loud]
 
 
+#: Ann's identity, once she has one: a nickname belongs to one identity.
+ANN: dict[str, str] = {}
+
+
 def new_table(client: TestClient, **extra: Any) -> dict[str, Any]:
     body = {"variant": "classic-2", "seats": [ONLINE, EASY], "nickname": "Ann", **extra}
-    response = client.post("/api/tables", json=body)
+    response = client.post("/api/tables", json={"identity": ANN.get("secret"), **body})
     assert response.status_code == 200, response.text
     data: dict[str, Any] = response.json()
+    ANN.update(data["player"])
     return data
 
 
