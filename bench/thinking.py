@@ -125,10 +125,21 @@ class Address:
         return cls(server.url, server.ws_url)
 
 
+#: The identity of each nickname this process plays under (a nickname belongs to one).
+IDENTITIES: dict[str, str] = {}
+
+
 async def table(http: httpx.AsyncClient, server: Address, body: dict[str, Any]) -> dict[str, Any]:
+    nickname = body.get("nickname")
+    if nickname in IDENTITIES:
+        body = {**body, "identity": IDENTITIES[nickname]}
     reply = await http.post(f"{server.url}/api/tables", json=body)
-    reply.raise_for_status()
+    if reply.status_code != 200:
+        # A plain error: it crosses from the player's process to the bench's.
+        raise RuntimeError(f"a new table was refused: {reply.text}")
     data: dict[str, Any] = reply.json()
+    if nickname is not None:
+        IDENTITIES[nickname] = data["player"]["secret"]
     return data
 
 
