@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urljoin
 
@@ -13,6 +14,7 @@ from starlette.types import ASGIApp
 
 from sternhalma.position import Position
 from sternhalma.rules import find_variant
+from sternhalma.server.store import Store, database_url
 
 T = TypeVar("T")
 
@@ -33,6 +35,20 @@ def run_apart(coroutine: Coroutine[Any, Any, T]) -> T:
     a loop running in the main thread) and return its result or raise its error."""
     with ThreadPoolExecutor(1) as thread:
         return thread.submit(asyncio.run, coroutine).result()
+
+
+def migrate(path: Path) -> None:
+    """Open the SQLite file at ``path`` as the server does at start (its migrations run),
+    then close it."""
+
+    async def open_and_close() -> None:
+        store = Store(database_url(str(path)))
+        try:
+            await store.open()
+        finally:
+            await store.close()
+
+    run_apart(open_and_close())
 
 
 def position(variant: str, turn: str, **marbles: str) -> Position:

@@ -18,7 +18,7 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from fastapi.testclient import TestClient
-from helpers import Client, run_apart
+from helpers import Client, migrate
 from sqlalchemy import create_engine
 from starlette.websockets import WebSocketDisconnect
 from test_server import EASY, PERSON, Socket, event_of, receive_until
@@ -28,7 +28,7 @@ from sternhalma.records import read_record
 from sternhalma.server.app import Settings, create_app
 from sternhalma.server.connection import AddressLimits, Limits
 from sternhalma.server.identities import IdentityRules
-from sternhalma.server.store import Base, DatabaseSchemaError, Store, database_url
+from sternhalma.server.store import Base, DatabaseSchemaError, database_url
 
 ONLINE = {"kind": "online"}
 
@@ -600,7 +600,7 @@ def test_two_processes_can_never_both_apply_a_move(tmp_path: Path) -> None:
 
 def test_the_migrations_make_the_schema_of_the_models(tmp_path: Path) -> None:
     path = tmp_path / "fresh.db"
-    run_apart(_open(database_url(str(path))))
+    migrate(path)
     engine = create_engine(f"sqlite:///{path}")
     with engine.connect() as connection:
         differences = compare_metadata(MigrationContext.configure(connection), Base.metadata)
@@ -627,19 +627,11 @@ def test_a_part_one_database_is_upgraded_and_its_games_go_on(tmp_path: Path) -> 
 
 def test_a_database_of_a_newer_version_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "newer.db"
-    run_apart(_open(database_url(str(path))))
+    migrate(path)
     with sqlite3.connect(path) as connection:
         connection.execute("UPDATE alembic_version SET version_num = '9999'")
     with pytest.raises(DatabaseSchemaError, match="another version"):
-        run_apart(_open(database_url(str(path))))
-
-
-async def _open(url: str) -> None:
-    store = Store(url)
-    try:
-        await store.open()
-    finally:
-        await store.close()
+        migrate(path)
 
 
 def _part_one_database(path: Path) -> None:

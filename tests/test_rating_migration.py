@@ -7,12 +7,11 @@ import sqlite3
 from pathlib import Path
 
 from alembic import command
-from helpers import run_apart
+from helpers import migrate
 from sqlalchemy import create_engine, text
 
 from sternhalma.server.migrations import config
 from sternhalma.server.nicknames import nickname_key
-from sternhalma.server.store import Store, database_url
 
 
 def _database_of_revision_0002(path: Path) -> None:
@@ -39,18 +38,10 @@ def _database_of_revision_0002(path: Path) -> None:
     engine.dispose()
 
 
-async def _open(url: str) -> None:
-    store = Store(url)
-    try:
-        await store.open()
-    finally:
-        await store.close()
-
-
 def test_elo_ratings_keep_their_number_and_get_a_deviation_by_games(tmp_path: Path) -> None:
     path = tmp_path / "part2.db"
     _database_of_revision_0002(path)
-    run_apart(_open(database_url(str(path))))
+    migrate(path)
     with sqlite3.connect(path) as connection:
         ratings = dict(
             (player, (rating, deviation, volatility, games))
