@@ -224,10 +224,16 @@ class Server(Program):
     (STERNHALMA_DATABASE_URL, STERNHALMA_REDIS_URL), as in a deployment."""
 
     def __init__(
-        self, database_url: str, redis_url: str | None, log: Path, port: int | None = None
+        self,
+        database_url: str,
+        redis_url: str | None,
+        log: Path,
+        port: int | None = None,
+        think_timeout: float | None = None,
     ) -> None:
         self.database_url = database_url
         self.redis_url = redis_url
+        self.think_timeout = think_timeout
         self.log_path = log
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -248,6 +254,8 @@ class Server(Program):
         env.pop("STERNHALMA_REDIS_URL", None)
         if self.redis_url is not None:
             env["STERNHALMA_REDIS_URL"] = self.redis_url
+        if self.think_timeout is not None:
+            env["STERNHALMA_THINK_TIMEOUT"] = str(self.think_timeout)
         command = [sys.executable, "-c", "from sternhalma.cli import main; main()", "serve"]
         log = self.log_path.open("a")
         self.process = subprocess.Popen(

@@ -16,10 +16,13 @@ import signal
 from pathlib import Path
 
 import pytest
+import redis.asyncio as aioredis
+from arq import create_pool
+from arq.connections import RedisSettings
 from arq.jobs import Job as QueuedJob
 from arq.jobs import JobStatus
 from helpers import run_apart
-from services import Redis, Worker
+from services import Player, Redis, Server, Worker, moved
 
 from sternhalma.game import Game
 from sternhalma.notation import position_to_dict
@@ -28,7 +31,8 @@ from sternhalma.server.computer import Job
 from sternhalma.server.review import AnalysisJob, analyse_job, start_job
 from sternhalma.server.thinking import (
     HINT_QUEUE,
-    MOVE_QUEUE,
+    RUNNING_KEY,
+    THINK,
     Pool,
     Priority,
     Queue,
@@ -288,38 +292,119 @@ def test_a_worker_process_answers_moves_and_analyses_and_gives_up_cancelled_hint
     assert code == 0, (tmp_path / "worker.log").read_text()[-2000:]
 
 
-def test_a_job_on_a_killed_worker_runs_again_on_another(redis: Redis, tmp_path: Path) -> None:
-    first = Worker(redis.url, tmp_path / "first.log")
-    first.start()
-    second = Worker(redis.url, tmp_path / "second.log")
+def test_a_job_that_runs_over_its_timeout_on_a_live_worker_is_tried_twice_then_given_up(
+    redis: Redis, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The job timeout is the last resort, for a worker that is alive (its heartbeat
+    goes on) but does not answer: the job is sent again, then the computer gives up,
+    and the worker has given both tries up and serves the next job."""
+    worker = Worker(redis.url, tmp_path / "worker.log")
+    worker.start()
 
     async def scenario() -> str:
-        queue = Queue(redis.url, timeout=3)
+        queue = Queue(redis.url, timeout=1.0)
         await queue.start()
         try:
-            asking = asyncio.create_task(queue.think(job("hard", 2.0), Priority.MOVE, "k:1"))
-            queued = queue.handle("k:1:1", MOVE_QUEUE)
-            await started_in_queue(queued)
-            assert first.process is not None
-            thinkers = thinking_processes(first.process.pid)
-            assert thinkers, "the worker thinks in a process of its own"
-            first.kill()
-            second.start()
-            answer = await asyncio.wait_for(asking, 90)
-            # The killed worker's thinking process did not linger.
-            for _ in range(200):
-                if not any(Path(f"/proc/{pid}").exists() for pid in thinkers):
-                    break
-                await asyncio.sleep(0.05)
-            else:
-                raise AssertionError("a killed worker's thinking process is still running")
-            return answer
+            with pytest.raises(ThinkingFailed, match="no worker answered"):
+                await asyncio.wait_for(queue.think(LONG, Priority.MOVE, "slow"), 90)
+            return await asyncio.wait_for(queue.think(job(), Priority.MOVE, "quick"), 60)
         finally:
             await queue.close()
 
     try:
         answer = run_apart(scenario())
     finally:
+        worker.stop()
+    assert legal(answer)
+    lost = [r.getMessage() for r in caplog.records if r.getMessage().startswith("job slow:")]
+    assert lost == ["job slow:1 ran over 1 s; sent again", "job slow:2 ran over 1 s"]
+
+
+async def running_job(redis_url: str, prefix: str) -> tuple[str, str]:
+    """Wait until a worker names itself beside a job whose id starts with ``prefix``:
+    the job's id and the worker's name."""
+    client = aioredis.Redis.from_url(redis_url)
+    try:
+        for _ in range(1200):
+            for key in await client.keys(f"{RUNNING_KEY}{prefix}*"):
+                name = await client.get(key)
+                if name is not None:
+                    return key.decode().removeprefix(RUNNING_KEY), name.decode()
+            await asyncio.sleep(0.05)
+    finally:
+        await client.aclose()
+    raise AssertionError(f"no worker began a job {prefix}…")
+
+
+async def enqueue(redis_url: str, work: Job, queue: str, job_id: str) -> None:
+    pool = await create_pool(RedisSettings.from_dsn(redis_url))
+    try:
+        await pool.enqueue_job(THINK, work, _job_id=job_id, _queue_name=queue)
+    finally:
+        await pool.aclose()
+
+
+async def status_then_abort(redis_url: str, queue: str, job_id: str) -> JobStatus:
+    """A queued job's status; then it is aborted (and given up by its worker)."""
+    pool = await create_pool(RedisSettings.from_dsn(redis_url))
+    try:
+        queued = QueuedJob(job_id, pool, _queue_name=queue)
+        status = await queued.status()
+        await queued.abort(timeout=30)
+        return status
+    finally:
+        await pool.aclose()
+
+
+@pytest.mark.timeout(300)
+def test_a_computer_move_on_a_killed_worker_is_played_once_by_another(
+    redis: Redis, tmp_path: Path
+) -> None:
+    """A worker is killed (SIGKILL) while it thinks about a computer move. Its heartbeat
+    stops, so the server sends the move again at once (its job timeout, 600 s, is far
+    off); a second worker, whose one thinking process a long hint asked for later also
+    wants, plays the move first, and the game goes on with every move played once."""
+    database = f"sqlite+aiosqlite:///{tmp_path / 'games.db'}"
+    server = Server(database, redis.url, tmp_path / "server.log", think_timeout=600)
+    first = Worker(redis.url, tmp_path / "first.log", nodes=10**9)  # a move: a minute
+    second = Worker(redis.url, tmp_path / "second.log")
+    player: Player | None = None
+    try:
+        server.start()
+        first.start()
+        first.wait_ready()
+        seats = [{"kind": "person"}, {"kind": "computer", "level": "hard"}]
+        table = server.post("/api/tables", {"variant": "classic-2", "seats": seats})
+        player = Player(server, table["id"], table["token"])
+        player.move(0, player.state["legal"][0])
+        job_id, name = run_apart(running_job(redis.url, f"move:{table['id']}:"))
+        assert first.process is not None
+        assert name.split(":")[1] == str(first.process.pid), "the first worker has the move"
+        thinkers = thinking_processes(first.process.pid)
+        run_apart(enqueue(redis.url, LONG, HINT_QUEUE, "elsewhere:hint"))
+        first.kill()
+        second.start()
+
+        answer = player.until(moved(1), timeout=120)
+        assert [m["seat"] for m in answer["state"]["moves"]] == [0, 1]
+        hint = run_apart(status_then_abort(redis.url, HINT_QUEUE, "elsewhere:hint"))
+        assert hint in (JobStatus.queued, JobStatus.in_progress), "the move went first"
+        # The game goes on, on the second worker.
+        player.move(0, player.state["legal"][0])
+        player.until(moved(1), timeout=120)
+        player.drain()
+    finally:
+        if player is not None:
+            player.close()
+        server.stop()
         first.kill()
         second.stop()
-    assert legal(answer)
+
+    assert [m["seat"] for m in player.state["moves"]] == [0, 1, 0, 1]
+    versions = [m["v"] for m in player.seen if moved()(m)]
+    assert len(versions) == 4 and len(set(versions)) == 4, "each move was played once"
+    assert not any(Path(f"/proc/{pid}").exists() for pid in thinkers), (
+        "a killed worker's thinking process is still running"
+    )
+    log = (tmp_path / "server.log").read_text()
+    assert f"job {job_id} lost its worker {name} (no heartbeat); sent again" in log

@@ -13,10 +13,13 @@ analysis's page moves on or closes.
   ``timeout``, is replaced and the job tried once more.
 - ``Queue``: the arq job queue on Redis (``sternhalma serve --redis-url``), served
   by ``sternhalma worker`` on any machine. Each priority has a queue, so a free
-  worker always takes a move first; a job that ran past
-  ``timeout`` (its worker was killed) is sent again under a new id and the first
-  one aborted. Who plays the answer is decided by the table's versioned commit,
-  so a move computed twice is still played once.
+  worker always takes a move first. Each worker keeps a heartbeat key alive in
+  Redis and names itself beside every job it starts (``Heartbeat``); a job whose
+  worker's heartbeat has stopped (the worker was killed), or that ran past
+  ``timeout`` (a worker alive but stuck), is sent again under a new id, keeping
+  its place in the line, and the first one aborted. Who plays the answer is
+  decided by the table's versioned commit, so a move computed twice is still
+  played once.
 """
 
 from __future__ import annotations
@@ -27,13 +30,17 @@ import functools
 import heapq
 import itertools
 import logging
+import os
+import secrets
+import socket
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import IntEnum
 from typing import TypeVar
 
+import redis.asyncio
 from arq import create_pool
 from arq.connections import ArqRedis, RedisSettings
 from arq.jobs import Job as QueuedJob
@@ -57,6 +64,13 @@ POLL = 0.05
 EXPIRES = 300.0
 #: How often a job is tried before the computer gives up.
 TRIES = 2
+#: Seconds between two beats of a worker's heartbeat, and how long one beat keeps
+#: the worker alive: a killed worker is noticed this long after its last beat.
+BEAT = 0.5
+ALIVE = 3.0
+#: Redis keys beside arq's: a worker's heartbeat, and the worker running a job.
+WORKER_KEY = "sternhalma:worker:"
+RUNNING_KEY = "sternhalma:running:"
 
 
 class Priority(IntEnum):
@@ -77,7 +91,8 @@ class ThinkingFailed(Exception):
 
 
 class JobLost(Exception):
-    """A queued job ran past its timeout (its worker is gone?) or vanished from Redis."""
+    """A queued job's worker is gone, the job ran past its timeout, or it vanished from
+    Redis; the message says which."""
 
 
 class Thinking(ABC):
@@ -289,12 +304,9 @@ class Queue(Thinking):
                 queued = self.handle(job_id, queue)
             try:
                 answer = await self._answer(queued)
-            except JobLost:
-                log.warning(
-                    "job %s ran over %s s or was lost (its worker or Redis went away); sent again",
-                    job_id,
-                    self.timeout,
-                )
+            except JobLost as lost:
+                again = "; sent again" if attempt < TRIES else ""
+                log.warning("job %s %s%s", job_id, lost, again)
                 self._abort(queued)
                 continue
             except asyncio.CancelledError:
@@ -314,10 +326,14 @@ class Queue(Thinking):
         return QueuedJob(job_id, self.redis, _queue_name=queue)
 
     async def _answer(self, queued: QueuedJob) -> str:
-        """The job's result; JobLost once it has run ``timeout`` seconds (the
-        time it waits in the queue for a free worker does not count)."""
+        """The job's result. JobLost once the worker that started it has no heartbeat,
+        or it has run ``timeout`` seconds (the time it waits in the queue for a free
+        worker does not count)."""
+        assert self.redis is not None, "start() first"
         loop = asyncio.get_running_loop()
         started: float | None = None
+        looked = 0.0
+        worker: bytes | None = None
         while True:
             status = await self._retrying(queued.status)
             if status == JobStatus.complete:
@@ -326,11 +342,24 @@ class Queue(Thinking):
                     return info.result
                 raise ThinkingFailed(f"the worker failed: {info.result if info else 'no result'}")
             if status == JobStatus.not_found:
-                raise JobLost  # expired unstarted, or Redis lost it (a restart)
+                raise JobLost("vanished from Redis (it expired unstarted, or Redis restarted)")
             if status == JobStatus.in_progress:
-                started = loop.time() if started is None else started
-                if loop.time() - started > self.timeout:
-                    raise JobLost
+                now = loop.time()
+                started = now if started is None else started
+                if now - started > self.timeout:
+                    raise JobLost(f"ran over {self.timeout:g} s")
+                if now - looked >= BEAT:
+                    looked = now
+                    if worker is None:
+                        worker = await self._retrying(
+                            functools.partial(self.redis.get, RUNNING_KEY + queued.job_id)
+                        )
+                    if worker is None and now - started > ALIVE:
+                        raise JobLost("was taken by a worker that never began it")
+                    if worker is not None and not await self._retrying(
+                        functools.partial(self.redis.exists, WORKER_KEY + worker.decode())
+                    ):
+                        raise JobLost(f"lost its worker {worker.decode()} (no heartbeat)")
             await asyncio.sleep(POLL)
 
     async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T:
@@ -357,3 +386,48 @@ class Queue(Thinking):
         task = asyncio.get_running_loop().create_task(abort())
         self._aborts.add(task)
         task.add_done_callback(self._aborts.discard)
+
+
+class Heartbeat:
+    """A worker's sign of life beside arq's keys: a key that expires ``ALIVE`` seconds
+    after the worker last renewed it, and for each job it runs, a key naming it. A
+    server waiting for a job sends it again as soon as the key of the job's worker is
+    gone, long before the job's timeout."""
+
+    def __init__(self, redis_url: str) -> None:
+        #: Unique to this worker process (the host and process id say where it ran).
+        self.name = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+        self.redis = redis.asyncio.Redis.from_url(redis_url)
+
+    async def beat(self) -> None:
+        """Renew the key every ``BEAT`` seconds, until cancelled (then remove it)."""
+        warned = False
+        try:
+            while True:
+                try:
+                    await self.redis.set(WORKER_KEY + self.name, b"1", px=int(ALIVE * 1000))
+                    warned = False
+                except (RedisError, OSError) as error:
+                    if not warned:
+                        log.warning("the heartbeat cannot reach Redis (%s); trying on", error)
+                        warned = True
+                await asyncio.sleep(BEAT)
+        finally:
+            with contextlib.suppress(RedisError, OSError):
+                await self.redis.delete(WORKER_KEY + self.name)
+
+    @contextlib.asynccontextmanager
+    async def running(self, job_id: str, seconds: float) -> AsyncIterator[None]:
+        """Name this worker beside the job ``job_id`` while it runs (at most
+        ``seconds``). Without Redis the job still runs; its server then sends it
+        again after a while, which costs thinking, never a move."""
+        with contextlib.suppress(RedisError, OSError):
+            await self.redis.set(RUNNING_KEY + job_id, self.name, px=int(seconds * 1000))
+        try:
+            yield
+        finally:
+            with contextlib.suppress(RedisError, OSError):
+                await self.redis.delete(RUNNING_KEY + job_id)
+
+    async def close(self) -> None:
+        await self.redis.aclose()

@@ -6,8 +6,10 @@ computer moves, one hints, one analyses. Each takes at most as many jobs as
 there are thinking processes; the pool runs them in that order, and a move
 that finds every process busy takes one from an analysis or a hint, so a move
 never waits behind them. An aborted job is dropped before it starts or given
-up while it runs. Jobs and results are pickled: Redis must be private
-to the servers and workers (docs/deploy.md).
+up while it runs. A heartbeat key in Redis, renewed twice a second, and a key
+naming this worker beside each job it runs (``Heartbeat``) let the servers see
+at once that a killed worker's jobs need another. Jobs and results are pickled:
+Redis must be private to the servers and workers (docs/deploy.md).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from arq.worker import Worker, func
 from redis.exceptions import RedisError
 
 from sternhalma.server.computer import Work
-from sternhalma.server.thinking import POLL, QUEUES, THINK, Pool, Priority
+from sternhalma.server.thinking import POLL, QUEUES, THINK, Heartbeat, Pool, Priority
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +40,7 @@ async def run_worker(redis_url: str, processes: int, *, nodes: int | None = None
     """Serve the queue until SIGINT or SIGTERM."""
     pool = Pool(processes, nodes=nodes)
     await pool.start()
+    heartbeat = Heartbeat(redis_url)
 
     settings = RedisSettings.from_dsn(redis_url)
     consumers = []
@@ -46,7 +49,9 @@ async def run_worker(redis_url: str, processes: int, *, nodes: int | None = None
         async def think_at(
             context: dict[str, Any], job: Work, priority: Priority = priority
         ) -> str:
-            return await pool.think(job, priority, key=str(context.get("job_id")))
+            job_id = str(context["job_id"])
+            async with heartbeat.running(job_id, JOB_LIMIT):
+                return await pool.think(job, priority, key=job_id)
 
         consumers.append(
             Worker(
@@ -67,6 +72,7 @@ async def run_worker(redis_url: str, processes: int, *, nodes: int | None = None
     stop = asyncio.Event()
     for number in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(number, stop.set)
+    beating = loop.create_task(heartbeat.beat())
     runs = [loop.create_task(consume(consumer)) for consumer in consumers]
     log.info("sternhalma worker: %d thinking processes on %s", processes, redis_url)
     try:
@@ -87,6 +93,9 @@ async def run_worker(redis_url: str, processes: int, *, nodes: int | None = None
         for consumer in consumers:
             with contextlib.suppress(Exception):
                 await consumer.close()
+        beating.cancel()
+        await asyncio.gather(beating, return_exceptions=True)
+        await heartbeat.close()
         await pool.close()
 
 
