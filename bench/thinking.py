@@ -24,11 +24,12 @@ server, and a worker with 1, then 2, thinking processes, alternating; computer
 moves per second, and the ratio.
 
 ``kill``: 20 games of a scripted person (Medium, played by this client) against Hard
-with two workers; one worker is killed with SIGKILL part-way. Every game must
-finish, no move be played twice (the versions of the moves each table showed never
-repeat, and the seats alternate), and no computer reply wait more than the job
-timeout + 2 s (the person's moves are instant, the computer thinks for 4 tables at
-most at once).
+with two workers of one thinking process each; after ``--kill-after`` moves one
+worker is killed with SIGKILL while it runs a computer move (it is stopped with
+SIGSTOP, and killed if it has a job, else let go and caught again a moment later).
+Every game must finish, no move be played twice (the versions of the moves each
+table showed never repeat, and the seats alternate), and no computer reply wait
+more than the job timeout + 2 s; the killed move's table is shown apart.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ import json
 import multiprocessing
 import os
 import random
+import signal
 import statistics
 import sys
 import tempfile
@@ -60,6 +62,7 @@ from services import Postgres, Redis, Server, Worker
 from sternhalma.game import Game
 from sternhalma.notation import position_to_dict
 from sternhalma.players import make_player
+from sternhalma.server.thinking import RUNNING_KEY
 
 #: The scripted player's moves (always the first legal one would soon repeat a position).
 CHOICE = random.Random(8)
@@ -391,6 +394,9 @@ async def kill(args: argparse.Namespace, folder: Path) -> None:
         services.add_worker(processes=1)
         server = Address.of(services.server)
         waits: list[float] = []
+        #: Each computer reply: its table, when the person moved, when it came.
+        replies: list[tuple[str, float, float]] = []
+        killed: dict[str, Any] = {}
         problems: list[str] = []
         finished = 0
         plies = 0
@@ -417,7 +423,9 @@ async def kill(args: argparse.Namespace, folder: Path) -> None:
                                 problems.append(f"table {n}: version {message['v']} twice")
                             versions.add(message["v"])
                             if event["seat"] == 1 and sent is not None:
-                                waits.append(time.perf_counter() - sent)
+                                now = time.perf_counter()
+                                waits.append(now - sent)
+                                replies.append((created["id"], sent, now))
                                 sent = None
                         if not isinstance(state, dict):
                             continue
@@ -451,14 +459,28 @@ async def kill(args: argparse.Namespace, folder: Path) -> None:
             async def killer() -> None:
                 while plies < args.kill_after:
                     await asyncio.sleep(0.05)
-                # When both workers have a job (a look at arq's keys), so one is lost.
-                assert services.redis is not None
+                assert services.redis is not None and victim.process is not None
+                pid = victim.process.pid
                 client = redis.asyncio.Redis.from_url(services.redis.url)
-                while len(await client.keys("arq:in-progress:*")) < 2:
-                    await asyncio.sleep(0.01)
-                await client.aclose()
-                victim.kill()
-                print(f"kill: worker killed with SIGKILL after {plies} moves")
+                try:
+                    while True:  # stopped, the worker can neither finish a job nor take one
+                        os.kill(pid, signal.SIGSTOP)
+                        held = [
+                            key.decode().removeprefix(RUNNING_KEY)
+                            for key in await client.keys(RUNNING_KEY + "move:*")
+                            if (await client.get(key) or b"").split(b":")[1:2] == [b"%d" % pid]
+                        ]
+                        if held:
+                            victim.kill()
+                            break
+                        os.kill(pid, signal.SIGCONT)
+                        await asyncio.sleep(0.02)
+                finally:
+                    await client.aclose()
+                    if victim.process is not None:
+                        os.kill(pid, signal.SIGCONT)
+                killed.update(held=held, at=time.perf_counter())
+                print(f"kill: worker killed with SIGKILL after {plies} moves, running {held}")
 
             killing = asyncio.create_task(killer())
             results = await asyncio.gather(
@@ -469,12 +491,26 @@ async def kill(args: argparse.Namespace, folder: Path) -> None:
             if isinstance(result, BaseException):
                 problems.append(f"a game did not finish: {result!r}")
         log = (folder / "server.log").read_text()
-        again = [line for line in log.splitlines() if "answered on try" in line]
+        resent = [line for line in log.splitlines() if "sent again" in line or "on try" in line]
+    limit = timeout + 2
+    over = sum(1 for wait in waits if wait > limit)
     print(
         f"kill: {finished} of {args.games} games finished, {plies} moves; computer replies "
-        f"{summary(waits)} (job timeout {timeout:g} s); problems: {problems or 'none'}; "
-        f"the jobs the killed worker had: {again or 'none'}"
+        f"{summary(waits)}; {over} over the job timeout + 2 s ({limit:g} s); "
+        f"problems: {problems or 'none'}"
     )
+    for job_id in killed.get("held", []):
+        table_id = job_id.split(":")[1]
+        after = [(s, c) for t, s, c in replies if t == table_id and c > killed["at"]]
+        if not after:
+            print(f"kill: the killed job {job_id}: its table got no reply after the kill")
+            continue
+        sent, came = after[0]
+        print(
+            f"kill: the killed job {job_id}: its table waited {came - sent:.2f} s from the "
+            f"person's move ({came - killed['at']:.2f} s after the kill)"
+        )
+    print("kill: the server's log of jobs sent again:", *resent, sep="\n  ")
 
 
 def main() -> None:

@@ -62,6 +62,8 @@ THINK = "think"
 POLL = 0.05
 #: Seconds a job may wait in the queue before it is dropped unstarted.
 EXPIRES = 300.0
+#: A job's states before a worker has finished it.
+UNFINISHED = (JobStatus.deferred, JobStatus.queued, JobStatus.in_progress)
 #: How often a job is tried before the computer gives up.
 TRIES = 2
 #: Seconds between two beats of a worker's heartbeat, and how long one beat keeps
@@ -377,11 +379,14 @@ class Queue(Thinking):
 
     def _abort(self, queued: QueuedJob) -> None:
         """Abort in the background (the caller may be cancelled): a queued job is
-        dropped when a worker reaches it, a running one given up."""
+        dropped when a worker reaches it, a running one given up. A job already
+        answered or gone is left alone: nothing would remove its abort mark (arq
+        clears a mark when a worker reaches the job)."""
 
         async def abort() -> None:
             with contextlib.suppress(Exception):
-                await queued.abort(timeout=0, poll_delay=POLL)
+                if await queued.status() in UNFINISHED:
+                    await queued.abort(timeout=0, poll_delay=POLL)
 
         task = asyncio.get_running_loop().create_task(abort())
         self._aborts.add(task)
