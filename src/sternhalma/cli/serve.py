@@ -74,7 +74,8 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     envvar="STERNHALMA_THINK_TIMEOUT",
     type=click.FloatRange(0.5, 600),
     help="Seconds a computer move, hint or analysis may think before it is tried again (a "
-    "worker that died). Environment: STERNHALMA_THINK_TIMEOUT.",
+    "stuck worker; a killed one is noticed sooner, by its heartbeat). "
+    "Environment: STERNHALMA_THINK_TIMEOUT.",
 )
 @click.option(
     "--allow-origin",

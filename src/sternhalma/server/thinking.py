@@ -328,14 +328,13 @@ class Queue(Thinking):
         return QueuedJob(job_id, self.redis, _queue_name=queue)
 
     async def _answer(self, queued: QueuedJob) -> str:
-        """The job's result. JobLost once the worker that started it has no heartbeat,
+        """The job's result. JobLost once the worker that began it has no heartbeat,
         or it has run ``timeout`` seconds (the time it waits in the queue for a free
         worker does not count)."""
-        assert self.redis is not None, "start() first"
         loop = asyncio.get_running_loop()
-        started: float | None = None
+        started: float | None = None  # when a worker began the job, as seen from here
+        worker: str | None = None  # that worker's name
         looked = 0.0
-        worker: bytes | None = None
         while True:
             status = await self._retrying(queued.status)
             if status == JobStatus.complete:
@@ -345,24 +344,32 @@ class Queue(Thinking):
                 raise ThinkingFailed(f"the worker failed: {info.result if info else 'no result'}")
             if status == JobStatus.not_found:
                 raise JobLost("vanished from Redis (it expired unstarted, or Redis restarted)")
-            if status == JobStatus.in_progress:
+            if status != JobStatus.in_progress:  # waiting (again, if its worker was stopped)
+                started = worker = None
+            else:
                 now = loop.time()
                 started = now if started is None else started
                 if now - started > self.timeout:
                     raise JobLost(f"ran over {self.timeout:g} s")
                 if now - looked >= BEAT:
                     looked = now
-                    if worker is None:
-                        worker = await self._retrying(
-                            functools.partial(self.redis.get, RUNNING_KEY + queued.job_id)
-                        )
+                    worker = worker or await self._worker_of(queued.job_id)
                     if worker is None and now - started > ALIVE:
                         raise JobLost("was taken by a worker that never began it")
-                    if worker is not None and not await self._retrying(
-                        functools.partial(self.redis.exists, WORKER_KEY + worker.decode())
-                    ):
-                        raise JobLost(f"lost its worker {worker.decode()} (no heartbeat)")
+                    if worker is not None and not await self._alive(worker):
+                        raise JobLost(f"lost its worker {worker} (no heartbeat)")
             await asyncio.sleep(POLL)
+
+    async def _worker_of(self, job_id: str) -> str | None:
+        """The name of the worker running ``job_id`` (``Heartbeat.running``)."""
+        assert self.redis is not None, "start() first"
+        name = await self._retrying(functools.partial(self.redis.get, RUNNING_KEY + job_id))
+        return name.decode() if name is not None else None
+
+    async def _alive(self, worker: str) -> bool:
+        """Whether ``worker``'s heartbeat goes on (``Heartbeat.beat``)."""
+        assert self.redis is not None, "start() first"
+        return bool(await self._retrying(functools.partial(self.redis.exists, WORKER_KEY + worker)))
 
     async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T:
         """``call()``, again every second while Redis cannot be reached (a restart); the
