@@ -379,8 +379,9 @@ def test_a_computer_move_on_a_killed_worker_is_played_once_by_another(
 ) -> None:
     """A worker is killed (SIGKILL) while it thinks about a computer move. Its heartbeat
     stops, so the server sends the move again at once (its job timeout, 600 s, is far
-    off); a second worker, whose one thinking process a long hint asked for later also
-    wants, plays the move first, and the game goes on with every move played once."""
+    off). A second worker plays it ahead of a long hint asked for after it, which
+    wants the worker's one thinking process too, and the game goes on with every move
+    played once."""
     database = f"sqlite+aiosqlite:///{tmp_path / 'games.db'}"
     server = Server(database, redis.url, tmp_path / "server.log", think_timeout=600)
     first = Worker(redis.url, tmp_path / "first.log", nodes=10**9)  # a move: a minute
@@ -398,6 +399,7 @@ def test_a_computer_move_on_a_killed_worker_is_played_once_by_another(
         assert first.process is not None
         assert name.split(":")[1] == str(first.process.pid), "the first worker has the move"
         thinkers = thinking_processes(first.process.pid)
+        assert thinkers, "the worker thinks in a process of its own"
         run_apart(enqueue(redis.url, LONG, HINT_QUEUE, "elsewhere:hint"))
         first.kill()
         second.start()
