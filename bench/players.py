@@ -131,6 +131,12 @@ def run(name: str, args: argparse.Namespace) -> None:
             f"max {standing.longest_think:.3f} s; third repetitions made {standing.repeated} "
             f"({standing.repeated_behind} behind)"
         )
+    if len(levels) == 2:
+        for seat, name_ in ((0, "first"), (1, "second")):
+            played = [r for r in reports if r.seating[seat] == 0]
+            won = sum(r.winners == (0,) for r in played)
+            drawn = sum(len(r.winners) == 2 for r in played)
+            print(f"   player 1 moving {name_}: {won} wins, {drawn} draws of {len(played)}")
     endings = Counter(report.ending for report in reports)
     print(f"   endings: {dict(endings)}")
     if scenario.variant in ("classic-2", "halma-2"):

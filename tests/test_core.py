@@ -136,7 +136,10 @@ def test_bad_bitboards_get_clear_errors() -> None:
 @pytest.mark.parametrize(
     "variant", ["classic-2", "classic-3", "classic-6", "longjump-2", "pairs-4", "halma-2"]
 )
-def test_hards_search_chooses_the_same_move_on_either_core(variant: str) -> None:
+@pytest.mark.parametrize("settings", [{}, {"reply_breadth": 6, "rival_weight": 70}])
+def test_hards_search_chooses_the_same_move_on_either_core(
+    variant: str, settings: dict[str, int]
+) -> None:
     # A fixed node allowance: the compiled core only lists the moves faster, so the
     # search visits the same nodes and chooses the same move.
     rules = VARIANTS[variant]
@@ -149,7 +152,12 @@ def test_hards_search_chooses_the_same_move_on_either_core(variant: str) -> None
         for compiled_core in (False, True):
             limits = Limits.of(2_000, None)
             search = RaceSearch(
-                rules, position.turn, range(rules.players), limits, compiled=compiled_core
+                rules,
+                position.turn,
+                range(rules.players),
+                limits,
+                compiled=compiled_core,
+                **settings,  # type: ignore[arg-type]
             )
             chosen.append((search.choose(position, options), search.mode, limits.used))
         assert chosen[0] == chosen[1]

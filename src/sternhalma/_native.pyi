@@ -39,4 +39,5 @@ class RaceCore:
         max_depth: int,
         rivalry: bool,
         likely: int,
+        rival_weight: int,
     ) -> tuple[int, int, int]: ...

@@ -212,7 +212,7 @@ public:
     nb::tuple search(const Evaluation& evaluation, nb::sequence marbles, int me,
                      std::vector<int> rivals, int mode, std::vector<std::int64_t> order,
                      std::uint64_t nodes, double seconds, int breadth, int reply_breadth,
-                     int max_depth, bool rivalry, int likely) const {
+                     int max_depth, bool rivalry, int likely, int rival_weight) const {
         if (mode < 0 || mode > 2) throw nb::value_error("mode is 0 (solo), 1 or 2");
         SearchSettings settings;
         settings.me = me;
@@ -223,6 +223,7 @@ public:
         settings.max_depth = max_depth;
         settings.rivalry = rivalry;
         settings.likely = likely;
+        settings.rival_weight = rival_weight;
         settings.nodes = std::max<std::uint64_t>(nodes, 1);
         settings.seconds = seconds;
         settings.interrupted = &signal_raised;
@@ -266,7 +267,8 @@ NB_MODULE(_native, m) {
         .def("search", &RaceCore::search, nb::arg("evaluation"), nb::arg("marbles"), nb::arg("me"),
              nb::arg("rivals"), nb::arg("mode"), nb::arg("order"), nb::arg("nodes"),
              nb::arg("seconds"), nb::arg("breadth"), nb::arg("reply_breadth"),
-             nb::arg("max_depth"), nb::arg("rivalry"), nb::arg("likely"))
+             nb::arg("max_depth"), nb::arg("rivalry"), nb::arg("likely"),
+             nb::arg("rival_weight"))
         .def("moves", &RaceCore::moves, nb::arg("marbles"), nb::arg("seat"))
         .def("apply", &RaceCore::apply, nb::arg("marbles"), nb::arg("seat"), nb::arg("start"),
              nb::arg("end"));

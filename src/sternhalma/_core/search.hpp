@@ -45,6 +45,7 @@ struct SearchSettings {
     int max_depth = 16;
     bool rivalry = true;
     int likely = 0;
+    int rival_weight = 100;  // two players: the rival's way to go, in percent of ours
     std::uint64_t nodes = 1;
     double seconds = -1;  // < 0: no clock
     // Asked every 1,024 nodes whether to stop now (a signal came: the job was given up);
@@ -197,6 +198,9 @@ private:
                         sums[static_cast<std::size_t>(2 * seat + 1)]);
     }
 
+    // What ``seat``'s way to go counts in the two-player evaluation (percent).
+    std::int64_t weight_of(int seat) const { return seat == s_.me ? 100 : s_.rival_weight; }
+
     std::int64_t best_after(int seat, const Sums& sums,
                             const std::vector<std::int64_t>& moves) const {
         const std::int64_t c = sums[static_cast<std::size_t>(2 * seat)];
@@ -235,7 +239,8 @@ private:
     }
 
     std::int64_t frontier(const Pos& p, const Sums& sums, int seat,
-                          const std::vector<std::int64_t>& moves, int ply, std::int64_t others) const {
+                          const std::vector<std::int64_t>& moves, int ply, std::int64_t others,
+                          std::int64_t weight = 1) const {
         const B& goal = t_.goal(seat);
         for (std::int64_t move : moves) {
             if (goal.test(move_end(move))) {
@@ -245,7 +250,7 @@ private:
                 if (finishes(after, seat, move)) return finish_value(after, seat, ply);
             }
         }
-        return others - best_after(seat, sums, moves);
+        return others - weight * best_after(seat, sums, moves);
     }
 
     // Ranks the scored moves (stable, best first): the next iteration's order.
@@ -317,7 +322,8 @@ private:
                          std::int64_t beta, int ply) {
         tick();
         const int other = turn != s_.me ? s_.me : s_.rivals[0];
-        if (depth == 0) return value(other, sums) - value(turn, sums);
+        const std::int64_t weight = weight_of(turn), other_weight = weight_of(other);
+        if (depth == 0) return other_weight * value(other, sums) - weight * value(turn, sums);
         const Key key{p, turn};
         std::int64_t first = 0;
         auto known = tt_.find(key);
@@ -335,7 +341,8 @@ private:
         }
         std::vector<std::int64_t> moves = ordered(p, turn, first);
         if (moves.empty()) return -negamax(p, sums, other, depth - 1, -beta, -alpha, ply + 1);
-        if (depth == 1) return frontier(p, sums, turn, moves, ply, value(other, sums));
+        if (depth == 1)
+            return frontier(p, sums, turn, moves, ply, other_weight * value(other, sums), weight);
         const std::int64_t start_alpha = alpha;
         std::int64_t best = -WIN - 1, best_move = 0;
         for (std::int64_t move : moves) {

@@ -14,6 +14,7 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from sternhalma import core
 from sternhalma.boards.base import bits
 from sternhalma.players.base import DEADLINE_MARGIN, Player, careful_moves, in_care
 from sternhalma.players.capture import CaptureSearch
@@ -50,10 +51,16 @@ class HardSettings:
     multi_nodes_per_second: int = 30_000
     halma_nodes_per_second: int = 9_000
     capture_nodes_per_second: int = 5_000
+    #: The race games on the compiled core: the same search runs 25-40 times as many
+    #: nodes a second (bench/players.py nodes), so the allowance is this many times
+    #: the rates above, leaving room for a busy server. A seed reproduces a game on
+    #: the same core.
+    compiled_scale: int = 12
     #: Own moves kept at inner nodes (race).
     breadth: int = 10
-    #: A rival's replies kept at inner nodes (race, two players).
-    reply_breadth: int = 3
+    #: A rival's replies kept at inner nodes (race, two players): enough to see it block
+    #: us, not only race (3 lost 3 of 30 games to 10 at equal nodes, docs/players.md).
+    reply_breadth: int = 10
     #: Three or more: a rival's replies are only its this many biggest gains (what a
     #: racing player plays), of those beside our marbles (0: every move beside them).
     likely: int = 3
@@ -71,6 +78,9 @@ class HardSettings:
     #: Best-reply search judges our lead over the best rival (True) or only our own
     #: distance (False: the best reply is then the one that hinders us most).
     rivalry: bool = False
+    #: Two players: what the rival's way to go counts in the evaluation, in percent of
+    #: ours (100: hindering the rival is worth as much as our own progress).
+    rival_weight: int = 100
     #: Read the game's history at the root (repetitions, marbles stepping straight back);
     #: False is Hard as it played before, to measure the difference.
     history: bool = True
@@ -165,6 +175,8 @@ class HardPlayer(Player):
             if game.rules.players > 2
             else settings.nodes_per_second,
         )
+        if core.COMPILED and isinstance(game.rules, RaceRules):
+            rate *= settings.compiled_scale
         nodes = self.nodes or max(1, int(seconds * rate))
         # The clock stops the search a little early: choosing the options, setting
         # up and answering also take time, and the whole move must fit the budget.
@@ -191,6 +203,7 @@ class HardPlayer(Player):
                 weights=settings.multi_weights if many else settings.weights,
                 rivalry=settings.rivalry,
                 likely=settings.likely,
+                rival_weight=settings.rival_weight,
             )
         else:
             search = CaptureSearch(

@@ -70,16 +70,19 @@ class RaceSearch:
         limits: Limits,
         *,
         breadth: int = 10,
-        reply_breadth: int = 3,
+        reply_breadth: int = 10,
         max_depth: int = 16,
         duel: str = "alphabeta",
         multi: str = "brs",
         weights: RaceWeights = DEFAULT_WEIGHTS,
         rivalry: bool = True,
         likely: int = 0,
+        rival_weight: int = 100,
         compiled: bool = core.COMPILED,
     ) -> None:
-        """``compiled``: search with the compiled core (the same search, node for node)."""
+        """``rival_weight``: with two players, what the rival's way to go counts in the
+        evaluation, in percent of ours. ``compiled``: search with the compiled core
+        (the same search, node for node)."""
         self.rules = rules
         self.native = core.native_race_core(rules) if compiled else None
         self.me = seat
@@ -92,6 +95,7 @@ class RaceSearch:
         self.multi = multi
         self.rivalry = rivalry
         self.likely = likely
+        self.rival_weight = rival_weight
         self.evaluation = race_evaluation(rules, weights)
         self.costs = self.evaluation.costs
         self.to_go = self.evaluation.to_go
@@ -161,6 +165,7 @@ class RaceSearch:
             self.max_depth,
             self.rivalry,
             self.likely,
+            self.rival_weight,
         )
         self.limits.used += used
         return best
@@ -257,6 +262,10 @@ class RaceSearch:
         """What ``seat`` still has to do (lower is better)."""
         return self.evaluation.value(seat, sums[2 * seat], sums[2 * seat + 1])
 
+    def _weight(self, seat: int) -> int:
+        """What ``seat``'s way to go counts in the two-player evaluation (percent)."""
+        return 100 if seat == self.me else self.rival_weight
+
     def _best_after(self, seat: int, sums: tuple[int, ...], moves: list[int]) -> int:
         """The lowest value ``seat`` reaches with one of ``moves``."""
         value = self.evaluation.value
@@ -295,9 +304,10 @@ class RaceSearch:
         moves: list[int],
         ply: int,
         others: int,
+        weight: int = 1,
     ) -> int:
         """The value for ``seat`` one move from the horizon: ``others`` (what its rivals
-        still have to do) less its best value after a move, or a finish.
+        still have to do) less ``weight`` times its best value after a move, or a finish.
 
         No node for every leaf: the sums give each move's value at once.
         """
@@ -309,7 +319,7 @@ class RaceSearch:
                 after[seat] ^= (1 << start) | (1 << end)
                 if self._finishes(tuple(after), seat, move):
                     return self._finish_value(tuple(after), seat, ply)
-        return others - self._best_after(seat, sums, moves)
+        return others - weight * self._best_after(seat, sums, moves)
 
     # -- solo: own moves only ----------------------------------------------------
     def _solo_root(
@@ -384,8 +394,9 @@ class RaceSearch:
         """The value for ``turn`` (to move) of the position, searched ``depth`` plies."""
         self.limits.tick()
         other = self.me if turn != self.me else self.rivals[0]
+        weight, other_weight = self._weight(turn), self._weight(other)
         if depth == 0:
-            return self._value(other, sums) - self._value(turn, sums)
+            return other_weight * self._value(other, sums) - weight * self._value(turn, sums)
         key = (marbles, turn)
         known = self.tt.get(key)
         first = 0
@@ -404,7 +415,8 @@ class RaceSearch:
         if not moves:  # a pass
             return -self._negamax(marbles, sums, other, depth - 1, -beta, -alpha, ply + 1)
         if depth == 1:
-            return self._frontier(marbles, sums, turn, moves, ply, self._value(other, sums))
+            others = other_weight * self._value(other, sums)
+            return self._frontier(marbles, sums, turn, moves, ply, others, weight)
         start_alpha = alpha
         best = -WIN - 1
         best_move = 0
