@@ -10,6 +10,7 @@ as ``sternhalma match``; the figures are printed per scenario:
         --set2 nodes_per_second=80                          # 1,200 nodes a move against 4,800
     .venv/bin/python bench/players.py think --positions 10  # Hard's time a move, every variant
     .venv/bin/python bench/players.py nodes --nodes 20000   # Hard's nodes a second, both cores
+    .venv/bin/python bench/players.py alone --positions 7 --seed 5  # racing alone, moves to finish
 
 ``--budget`` is Hard's think budget (seconds a move; its default is 1 s);
 ``--nodes`` fixes Hard's node allowance instead (reproducible on any
@@ -225,10 +226,47 @@ def nodes(args: argparse.Namespace) -> None:
         print(f"   {variant:10} nodes/s python / compiled: {shown}{ratio}", flush=True)
 
 
+def alone(args: argparse.Namespace) -> None:
+    """Hard's racing alone: the moves it needs to bring one seat home with nobody else on
+    the board, from the start and from seeded classic-2 mid-game positions (each seat's
+    marbles on their own); the crossing puzzle's proven minimum from the start is 27."""
+    from sternhalma.benchmark import sample_positions
+    from sternhalma.players.race import RaceSearch
+    from sternhalma.players.search import Limits
+    from sternhalma.position import Position
+    from sternhalma.rules import VARIANTS
+    from sternhalma.rules.race import RaceRules
+
+    rules = VARIANTS["classic-2"]
+    assert isinstance(rules, RaceRules)
+    settings = settings_from(args.set) or HardSettings()
+    allowance = args.nodes or 20_000
+    taken = []
+    for start in [rules.initial(), *sample_positions(rules, args.positions, seed=args.seed)]:
+        for seat in (0, 1):
+            marbles = tuple(start.marbles[s] if s == seat else 0 for s in (0, 1))
+            position, moves = Position(rules, seat, marbles), 0
+            while not rules.has_finished(position, seat) and moves < 100:
+                search = RaceSearch(
+                    rules,
+                    seat,
+                    [seat],
+                    Limits.of(allowance, None),
+                    breadth=settings.breadth,
+                    max_depth=32,
+                    weights=settings.weights,
+                )
+                after = rules.apply(position, search.choose(position, rules.legal_moves(position)))
+                position, moves = Position(rules, seat, after.marbles), moves + 1
+            taken.append(moves)
+    print(f"== alone: {allowance} nodes a move, {len(taken)} races, classic-2")
+    print(f"   moves in all {sum(taken)}; from the start {taken[0]} and {taken[1]}; each {taken}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "scenarios", nargs="*", choices=[*SCENARIOS, "think", "nodes", []], default=[]
+        "scenarios", nargs="*", choices=[*SCENARIOS, "think", "nodes", "alone", []], default=[]
     )
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
@@ -244,6 +282,8 @@ def main() -> None:
             think(args)
         elif name == "nodes":
             nodes(args)
+        elif name == "alone":
+            alone(args)
         else:
             run(name, args)
 
