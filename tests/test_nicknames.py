@@ -44,3 +44,24 @@ def test_the_mapping_is_read_in_the_direction_of_uts_39() -> None:
     assert not set(table.values()) & set(table)
     assert skeleton(skeleton("Аlice 1")) == skeleton("Аlice 1") == "Alice l"
     assert len(table) > 6000
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("Ian", "lan"),  # a capital I looks like a small L
+        ("ian", "lan"),  # "ian" is "Ian" in capitals
+        ("IAN", "1an"),
+        ("0scar", "Oscar"),  # zero and a capital O
+        ("0SCAR", "oscar"),
+    ],
+)
+def test_names_that_look_alike_in_some_case_are_one_name(one: str, other: str) -> None:
+    assert nickname_key(one) == nickname_key(other)
+
+
+def test_a_key_is_its_own_key_for_every_character_of_the_table() -> None:
+    """Two passes in nickname_key reach the fixed point: a name and its key are one name."""
+    for character in {*prototypes(), *prototypes().values()}:
+        key = nickname_key(character)
+        assert nickname_key(key) == key, character

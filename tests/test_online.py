@@ -598,6 +598,40 @@ def test_two_processes_can_never_both_apply_a_move(tmp_path: Path) -> None:
     assert [m["text"] for m in moves] == ["l4-l5", "e14-e13"]
 
 
+def test_a_broken_stored_table_is_left_out_and_the_others_go_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A table whose row cannot be read anymore is logged once; the lobby, the start
+    and the sweep pass it by, opening it says so, and its row stays as it was."""
+    path = tmp_path / "broken.db"
+    with make_client(path) as client:
+        waiting = create(client, "classic-2", [ONLINE, ONLINE])
+        kept = create(client, "classic-2", [ONLINE, ONLINE])
+        playing = create(client, "classic-2", [ONLINE, EASY], clock="5+3", sit=0)
+        assert playing["state"]["status"] == "playing"
+    with sqlite3.connect(path) as connection:
+        for table in (waiting, playing):
+            connection.execute("UPDATE tables SET actions = '[{' WHERE id = ?", (table["id"],))
+    with caplog.at_level("WARNING"), make_client(path, takeover=0) as client:
+        for _ in range(2):
+            response = client.get("/api/tables")
+            assert response.status_code == 200, response.text
+            listed = [t["id"] for t in response.json()["tables"]]
+            assert kept["id"] in listed and waiting["id"] not in listed
+        client.portal.call(client.app.state.tables.sweep)  # type: ignore[union-attr,attr-defined]
+        for table in (waiting, playing):
+            opened = client.get(f"/api/tables/{table['id']}")
+            assert opened.status_code == 400 and opened.json()["code"] == "broken-table"
+        with socket(client, kept["id"]) as guest:
+            assert sit(guest, 1, "Bram")["type"] == "seated"
+    for table in (waiting, playing):
+        logged = [r for r in caplog.records if table["id"] in r.getMessage()]
+        assert len(logged) == 1 and "cannot be restored" in logged[0].getMessage()
+    with sqlite3.connect(path) as connection:
+        rows = connection.execute("SELECT id FROM tables WHERE actions = '[{'").fetchall()
+        assert len(rows) == 2
+
+
 def test_the_migrations_make_the_schema_of_the_models(tmp_path: Path) -> None:
     path = tmp_path / "fresh.db"
     migrate(path)
@@ -621,7 +655,7 @@ def test_a_part_one_database_is_upgraded_and_its_games_go_on(tmp_path: Path) -> 
             assert receive_until(ws, event_of("move", 1))["state"]["v"] == 2
     with sqlite3.connect(path) as connection:
         assert connection.execute("SELECT version_num FROM alembic_version").fetchall() == [
-            ("0003",)
+            ("0004",)
         ]
 
 

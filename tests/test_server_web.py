@@ -8,8 +8,13 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import shutil
 import sqlite3
+import subprocess
+import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -22,7 +27,9 @@ from sternhalma.server.app import Settings, create_app
 from sternhalma.server.layout import board_description, catalogue, screen_point
 from sternhalma.server.store import DatabaseSchemaError, DatabaseUrlError, database_url
 
-WEB = Path(__file__).resolve().parents[1] / "src" / "sternhalma" / "web"
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "sternhalma"
+WEB = PACKAGE / "web"
+RULES = PACKAGE / "rules.md"
 LANGUAGES = ("en", "tr", "nl")
 GAMES = ("chinese-checkers", "capture", "halma")
 #: English ordinals need more plural forms than Turkish and Dutch ("1st", "2nd", "3rd").
@@ -209,7 +216,7 @@ def test_a_database_from_another_version_is_refused_with_a_reason(tmp_path: Path
 
 
 def test_the_full_rules_cover_every_variant_and_are_served_and_linked(tmp_path: Path) -> None:
-    rules = (Path(__file__).resolve().parents[1] / "docs" / "rules.md").read_text("utf-8")
+    rules = RULES.read_text("utf-8")
     for variant in VARIANTS:
         family = variant.removesuffix("-longjump")
         assert f"`{family}`" in rules or f"`{variant}`" in rules, variant
@@ -224,8 +231,45 @@ def test_the_full_rules_cover_every_variant_and_are_served_and_linked(tmp_path: 
         assert 'href="/rules.md" data-i18n="howto.rules"' in (WEB / "js" / page).read_text("utf-8")
     assert all(strings(language)["howto.rules"] for language in LANGUAGES)
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
-    assert "`docs/rules.md`" in readme
+    assert "`src/sternhalma/rules.md`" in readme
     assert "RULES.md" not in readme + rules + strings("en")["ratings.help"]
+
+
+#: Serves /rules.md from the ``sternhalma`` found first on the path and prints it.
+SERVE_RULES = """
+import sys
+from fastapi.testclient import TestClient
+import sternhalma
+from sternhalma.server.app import Settings, create_app
+from sternhalma.server.store import database_url
+
+print(sternhalma.__file__, file=sys.stderr)
+settings = Settings(database_url=database_url(sys.argv[1]), workers=1)
+with TestClient(create_app(settings), base_url="http://localhost") as client:
+    served = client.get("/rules.md")
+print(served.status_code, file=sys.stderr)
+sys.stdout.write(served.text)
+"""
+
+
+def test_an_installed_package_serves_the_full_rules(tmp_path: Path) -> None:
+    """A wheel holds the package folder without its C++ sources (pyproject.toml,
+    wheel.packages and wheel.exclude); such a copy, away from the source tree, serves
+    the rules too. Without ``site`` the editable install's finder does not load, so the
+    copy is the ``sternhalma`` imported."""
+    shutil.copytree(PACKAGE, tmp_path / "sternhalma", ignore=shutil.ignore_patterns("_core"))
+    path = os.pathsep.join([str(tmp_path), sysconfig.get_paths()["purelib"]])
+    served = subprocess.run(
+        [sys.executable, "-S", "-c", SERVE_RULES, str(tmp_path / "t.db")],
+        env={**os.environ, "PYTHONPATH": path},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    imported, status = served.stderr.split()[-2:]
+    assert imported == str(tmp_path / "sternhalma" / "__init__.py"), served.stderr
+    assert status == "200"
+    assert served.stdout == RULES.read_text("utf-8")
 
 
 def test_dutch_and_turkish_call_the_home_and_a_resignation_one_way() -> None:

@@ -45,8 +45,8 @@ from sternhalma.server.thinking import Pool, Queue, Thinking
 
 #: The browser app: index.html, css/, js/, i18n/, howto/.
 WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
-#: The full rules (docs/rules.md of the source tree), served as text at /rules.md.
-RULES_TEXT = Path(__file__).resolve().parents[3] / "docs" / "rules.md"
+#: The full rules, served as text at /rules.md: package data, so every install has them.
+RULES_TEXT = Path(__file__).resolve().parent.parent / "rules.md"
 
 
 def default_database_url() -> str:
@@ -296,9 +296,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return FileResponse(web / "index.html")
 
     async def rules() -> Response:
-        """docs/rules.md as plain text, which every browser shows as it is."""
-        if not RULES_TEXT.is_file():
-            return Response("the rules are in docs/rules.md of the source", status_code=404)
+        """The rules as plain text, which every browser shows as it is."""
         return FileResponse(RULES_TEXT, media_type="text/plain; charset=utf-8")
 
     app.add_api_route("/rules.md", rules, include_in_schema=False)

@@ -128,9 +128,9 @@ class Copies:
             # the time no server ran is charged to nobody (docs/deploy.md).
             table.start_clock(self._banks(stored))
         except SternhalmaError as error:
-            raise TableError(
-                "broken-table", f"table {stored.id} cannot be restored: {error}"
-            ) from None
+            broken = TableError("broken-table", f"table {stored.id} cannot be restored: {error}")
+            self.store.report_broken(stored.id, broken)
+            raise broken from None
         table.version = stored.version
         return table
 

@@ -151,7 +151,12 @@ class Following(Copies):
             for table_id in await self.store.stalled_computer_tables(self.takeover):
                 if table_id in self._thinking:
                     continue
-                table = await self.get(table_id)
+                try:
+                    table = await self.get(table_id)
+                except TableError as error:
+                    if error.code == "broken-table":
+                        continue  # logged where found; the other tables are taken over
+                    raise
                 if not table.lock.locked() and not table.dropped:
                     table.thinking = None
                     self._after_change(table)

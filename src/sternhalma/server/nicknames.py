@@ -1,6 +1,7 @@
-"""When two nicknames are the same name: compared case-folded and by their Unicode
-confusable skeleton (UTS #39), so "Аlice" with a Cyrillic А, "ALICE" and "alice"
-are one name and only one identity may hold it.
+"""When two nicknames are the same name: when they look alike in some case, by their
+Unicode confusable skeleton (UTS #39). So "Аlice" with a Cyrillic А, "ALICE" and
+"alice" are one name, and so are "Ian" and "lan" (a capital I looks like a small L):
+only one identity may hold it.
 
 The confusables data is Unicode's ``confusables.txt`` as the PyPI package
 ``confusable-homoglyphs`` ships it: a symmetric table (each character lists the
@@ -49,9 +50,13 @@ def skeleton(text: str) -> str:
 
 
 def nickname_key(nickname: str) -> str:
-    """What makes two nicknames the same name: the skeleton of the case-folded text,
-    twice, because some prototypes are capitals ("0" looks like "O")."""
+    """What makes two nicknames the same name. The skeleton of the capitals ("Ian" is
+    "IAN", whose I looks like an l), case-folded, and the skeleton of that (small
+    letters have look-alikes of their own: "m" and "rn"); twice, because a skeleton
+    may hold letters that look like others in the other case ("ⅈ" is "i", whose
+    capital is "I", an "l"). Two passes reach the fixed point for every character of
+    the table (tests/test_nicknames.py)."""
     key = nickname
     for _ in range(2):
-        key = skeleton(key.casefold())
+        key = skeleton(skeleton(key.upper()).casefold())
     return key

@@ -106,7 +106,7 @@ class PlayerRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     # -- issue 14 (migration 0003) --
-    #: The nickname's case-folded confusable skeleton (server/nicknames.py) while this
+    #: The nickname's key (`nickname_key`, server/nicknames.py; migration 0004) while this
     #: player holds it; None once another player took the nickname it had let go.
     name_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
     #: SHA-256 of the address the identity was made from (None: made before 0003).

@@ -23,6 +23,7 @@ import hashlib
 import logging
 import secrets
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -53,6 +54,7 @@ from sternhalma.server.identities import (
     existing,
     hash_address,
 )
+from sternhalma.server.protocol import TableError
 from sternhalma.server.saving import PendingCommit, save_all
 from sternhalma.server.schema import (
     Base,
@@ -155,6 +157,15 @@ class Store:
             event.listen(plain, "connect", sqlite_connect)
             event.listen(plain, "begin", sqlite_begin)
             self._batch_engine = plain.execution_options(writes=True)
+        #: Tables found broken (their rows cannot be read or replayed): each is logged once.
+        self.broken: set[str] = set()
+
+    def report_broken(self, table_id: str, error: TableError) -> None:
+        """Log a table that cannot be restored, once per process. Its row stays as it is
+        (nothing is lost); opening it gives the error, lists leave it out."""
+        if table_id not in self.broken:
+            self.broken.add(table_id)
+            log.warning("%s", error)
 
     @reachable
     async def open(self) -> None:
@@ -286,7 +297,11 @@ class Store:
             row = await session.get(TableRow, table_id)
             if row is None:
                 return None
-            table = stored_table(row)
+            try:
+                table = stored_table(row)
+            except TableError as error:
+                self.report_broken(table_id, error)
+                raise
             changes = (
                 await session.scalars(
                     select(RatingChangeRow)
@@ -330,7 +345,18 @@ class Store:
                     .limit(limit)
                 )
             ).all()
-            return [stored_table(row) for row in rows]
+            return self._readable(rows)
+
+    def _readable(self, rows: Sequence[TableRow]) -> list[StoredTable]:
+        """The tables of ``rows`` that can be read: a broken one is reported and left out,
+        so one table cannot fail a list."""
+        tables = []
+        for row in rows:
+            try:
+                tables.append(stored_table(row))
+            except TableError as error:
+                self.report_broken(row.id, error)
+        return tables
 
     @reachable
     async def visit(self, table_ids: list[str]) -> None:

@@ -107,8 +107,9 @@ class Tables(Commands, ComputerTurns, Clocks, Following):
         for table_id in await self.store.running_with_clock():
             try:
                 await self.get(table_id)
-            except TableError:
-                log.exception("table %s could not be resumed", table_id)
+            except TableError as error:
+                if error.code != "broken-table":  # a broken table is logged where found
+                    log.exception("table %s could not be resumed", table_id)
 
     async def open_tables(self) -> list[dict[str, Any]]:
         """Online tables waiting for players where somebody already sits (a table whose
