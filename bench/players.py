@@ -57,6 +57,9 @@ SCENARIOS: dict[str, Scenario] = {
     "hard-hard-2": Scenario(
         "classic-2", ("hard", "hard"), "settings changed by --set (player 1) and --set2 (player 2)"
     ),
+    "hard-hard-halma": Scenario(
+        "halma-2", ("hard", "hard"), "settings changed by --set (player 1) and --set2 (player 2)"
+    ),
 }
 
 

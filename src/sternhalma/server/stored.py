@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from sternhalma.errors import UnknownVariantError
 from sternhalma.jsontext import JsonTextError, read_json
 from sternhalma.rating import is_provisional
+from sternhalma.rules import find_variant
 from sternhalma.server.protocol import TableError
 from sternhalma.server.schema import RatingChangeRow, TableRow
 
@@ -111,37 +113,56 @@ def columns(table: StoredTable) -> dict[str, Any]:
 
 
 def stored_table(row: TableRow) -> StoredTable:
-    """The table in ``row``; TableError("broken-table") when its JSON cannot be read."""
+    """The table in ``row``; TableError("broken-table") when its JSON cannot be read or
+    does not have the shape written here (what lists tables trusts it)."""
     try:
+        find_variant(row.variant)
         return _stored_table(row)
-    except JsonTextError as error:
+    except (JsonTextError, UnknownVariantError) as error:
         raise TableError("broken-table", f"table {row.id} cannot be restored: {error}") from None
 
 
 def _stored_table(row: TableRow) -> StoredTable:
     clock = None
     if row.clock_control is not None and row.clock_banks is not None:
-        clock = StoredClock(
-            row.clock_control, read_json(row.clock_banks), row.clock_running, row.clock_at or 0
-        )
+        banks = _list_of(row.clock_banks, int, "clock_banks")
+        clock = StoredClock(row.clock_control, banks, row.clock_running, row.clock_at or 0)
     return StoredTable(
         id=row.id,
         variant=row.variant,
-        seats=read_json(row.seats),
+        seats=_list_of(row.seats, dict, "seats"),
         start=row.start,
-        moves_made=None if row.moves_made is None else read_json(row.moves_made),
+        moves_made=None if row.moves_made is None else _list_of(row.moves_made, int, "moves_made"),
         deadline_rule=row.deadline_rule,
         token_hash=row.token_hash,
         seed=row.seed,
-        actions=read_json(row.actions),
+        actions=_list_of(row.actions, dict, "actions"),
         version=row.version,
         status=row.status,
         rated=row.rated,
         clock=clock,
-        result=None if row.result is None else read_json(row.result),
+        result=None if row.result is None else _dict(row.result, "result"),
         rematch=row.rematch,
-        rematch_offers=read_json(row.rematch_offers or "[]"),
+        rematch_offers=_list_of(row.rematch_offers or "[]", int, "rematch_offers"),
         previous=row.previous,
         created_at=row.created_at,
         updated_at=row.updated_at,
     )
+
+
+def _list_of(text: str, kind: type, column: str) -> list[Any]:
+    """The JSON list in ``column``; JsonTextError when it holds anything but ``kind``."""
+    value = read_json(text)
+    if not isinstance(value, list) or not all(
+        isinstance(item, kind) and not isinstance(item, bool) for item in value
+    ):
+        raise JsonTextError(f"{column} is not a list of {kind.__name__}")
+    return value
+
+
+def _dict(text: str, column: str) -> dict[str, Any]:
+    """The JSON object in ``column``; JsonTextError when it is something else."""
+    value = read_json(text)
+    if not isinstance(value, dict):
+        raise JsonTextError(f"{column} is not an object")
+    return value
