@@ -136,9 +136,12 @@ def test_bad_bitboards_get_clear_errors() -> None:
 @pytest.mark.parametrize(
     "variant", ["classic-2", "classic-3", "classic-6", "longjump-2", "pairs-4", "halma-2"]
 )
-@pytest.mark.parametrize("settings", [{}, {"reply_breadth": 6, "rival_weight": 70}])
+@pytest.mark.parametrize(
+    "settings",
+    [{}, {"reply_breadth": 6, "rival_weight": 70}, {"duel": "forecast", "multi": "forecast"}],
+)
 def test_hards_search_chooses_the_same_move_on_either_core(
-    variant: str, settings: dict[str, int]
+    variant: str, settings: dict[str, int | str]
 ) -> None:
     # A fixed node allowance: the compiled core only lists the moves faster, so the
     # search visits the same nodes and chooses the same move.

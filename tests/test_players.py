@@ -547,3 +547,43 @@ def test_hard_begins_the_care_at_once_when_a_marble_at_home_is_shut_in() -> None
     # Counting only the steps on an empty board (as before), l3 needs 2 of them.
     before = HardPlayer(0, settings=HardSettings(way_out=False))
     assert before.deadline_margin(game, 0) == 5
+
+
+def test_far_ahead_hard_plans_on_the_rivals_racing_moves() -> None:
+    """Two players: well ahead, Hard searches its own moves with the rival's forecast
+    between them (the rival's biggest gain in rows, as Medium plays; a rival with several
+    such moves stays where it is); otherwise alpha-beta, where the rival may block."""
+    from sternhalma.players.evaluate import race_evaluation
+    from sternhalma.players.hard import HardSettings
+    from sternhalma.players.race import RaceSearch
+    from sternhalma.players.search import Limits
+
+    rules = find_variant("classic-2")
+    assert isinstance(rules, RaceRules)
+    lead_needed = HardSettings().race_lead
+    evaluation = race_evaluation(rules)
+    rows = row_table(rules)
+    modes = set()
+    for start in sample_positions(rules, 40, seed=11):
+        me, rival = start.turn, 1 - start.turn
+        search = RaceSearch(rules, me, range(2), Limits.of(300, None), race_lead=lead_needed)
+        if search.separated(start.marbles):
+            continue
+        search.choose(start, rules.legal_moves(start))
+        to_go = [evaluation.sums(s, start.marbles[s])[1] for s in (0, 1)]
+        far_ahead = to_go[rival] - to_go[me] >= lead_needed
+        assert search.mode == ("forecast" if far_ahead else "alphabeta")
+        modes.add(search.mode)
+        # The forecast, against the engine's moves: the rival's one biggest gain in rows.
+        sums = tuple(x for s in (0, 1) for x in evaluation.sums(s, start.marbles[s]))
+        after, _ = search._rivals_move(start.marbles, sums)
+        theirs = rules.moves_of(start, rival, start.marbles[rival])
+        gains = [rows[rival][m[-1]] - rows[rival][m[0]] for m in theirs]
+        best = [m for m, gain in zip(theirs, gains, strict=True) if gain == max(gains)]
+        if len(best) == 1:
+            expected = list(start.marbles)
+            expected[rival] ^= (1 << best[0][0]) | (1 << best[0][-1])
+            assert after == tuple(expected)
+        else:
+            assert after == start.marbles
+    assert modes == {"forecast", "alphabeta"}

@@ -213,7 +213,7 @@ public:
                      std::vector<int> rivals, int mode, std::vector<std::int64_t> order,
                      std::uint64_t nodes, double seconds, int breadth, int reply_breadth,
                      int max_depth, bool rivalry, int likely, int rival_weight) const {
-        if (mode < 0 || mode > 2) throw nb::value_error("mode is 0 (solo), 1 or 2");
+        if (mode < 0 || mode > 3) throw nb::value_error("mode is 0 (solo), 1, 2 or 3");
         SearchSettings settings;
         settings.me = me;
         settings.rivals = std::move(rivals);

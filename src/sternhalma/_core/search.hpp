@@ -39,7 +39,7 @@ struct Evaluation {
 struct SearchSettings {
     int me = 0;
     std::vector<int> rivals;
-    int mode = 0;  // 0 solo, 1 alpha-beta, 2 best-reply
+    int mode = 0;  // 0 solo, 1 alpha-beta, 2 best-reply, 3 forecast
     int breadth = 10;
     int reply_breadth = 3;
     int max_depth = 16;
@@ -80,7 +80,11 @@ public:
           anti_blocking_(anti_blocking),
           last_reply_(last_reply),
           s_(std::move(settings)),
-          seats_(tables.seats()) {
+          seats_(tables.seats()),
+          after_us_(s_.rivals) {
+        std::stable_sort(after_us_.begin(), after_us_.end(), [&](int a, int b) {
+            return (a - s_.me + seats_) % seats_ < (b - s_.me + seats_) % seats_;
+        });
         if (s_.seconds >= 0)
             stop_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                        std::chrono::duration<double>(s_.seconds));
@@ -273,9 +277,10 @@ private:
             Sums after_sums = sums;
             play(after, after_sums, me, move);
             std::int64_t v;
-            if (s_.mode == 0) {
+            if (s_.mode == 0 || s_.mode == 3) {
                 v = finishes(after, me, move) ? finish_value(after, me, 0)
-                                              : solo(after, after_sums, depth - 1, 1);
+                    : s_.mode == 0            ? solo(after, after_sums, depth - 1, 1)
+                                              : forecast(after, after_sums, depth - 1, 1);
             } else if (s_.mode == 1) {
                 v = finishes(after, me, move)
                         ? finish_value(after, me, 0)
@@ -286,7 +291,7 @@ private:
                         : brs(after, after_sums, depth - 1, alpha, WIN + 1, false, 1);
             }
             scored.emplace_back(v, move);
-            if (s_.mode != 0) alpha = std::max(alpha, v);
+            if (s_.mode == 1 || s_.mode == 2) alpha = std::max(alpha, v);
         }
         return ranked(std::move(scored));
     }
@@ -452,6 +457,57 @@ private:
         return best;
     }
 
+    // -- three or more: forecast -----------------------------------------------------------
+    void rivals_move(Pos& p, Sums& sums) const {
+        for (int seat : after_us_) {
+            std::int64_t best = 0, most = -WIN;
+            int ties = 0;
+            for (std::int64_t move : targets(p, seat)) {
+                const std::int64_t gain = rows(seat, move_start(move)) - rows(seat, move_end(move));
+                if (gain > most) {
+                    best = move;
+                    most = gain;
+                    ties = 1;
+                } else if (gain == most) {
+                    ++ties;
+                }
+            }
+            if (ties == 1) play(p, sums, seat, best);
+        }
+    }
+
+    std::int64_t forecast(const Pos& entry, const Sums& entry_sums, int depth, int ply) {
+        tick();
+        const int me = s_.me;
+        if (depth == 0) return -value(me, entry_sums);
+        auto board = forecasts_.find(Key{entry, 0});
+        if (board == forecasts_.end()) {
+            std::pair<Pos, Sums> after{entry, entry_sums};
+            rivals_move(after.first, after.second);
+            board = forecasts_.emplace(Key{entry, 0}, after).first;
+        }
+        const Pos p = board->second.first;
+        const Sums sums = board->second.second;
+        const Key key{p, depth};
+        auto known = tt_.find(key);
+        if (known != tt_.end()) return known->second.value;
+        std::vector<std::int64_t> moves = ordered(p, me, 0);
+        if (moves.empty()) return -value(me, sums);
+        if (depth == 1) return frontier(p, sums, me, moves, ply, 0);
+        std::int64_t best = -WIN;
+        for (std::int64_t move : moves) {
+            Pos after = p;
+            Sums after_sums = sums;
+            play(after, after_sums, me, move);
+            const std::int64_t v = finishes(after, me, move)
+                                       ? finish_value(after, me, ply)
+                                       : forecast(after, after_sums, depth - 1, ply + 1);
+            best = std::max(best, v);
+        }
+        tt_[key] = Entry{depth, best, EXACT, 0};
+        return best;
+    }
+
     const RaceTables<W>& t_;
     const Evaluation& e_;
     const std::vector<B>& near_;
@@ -459,10 +515,12 @@ private:
     bool last_reply_;
     SearchSettings s_;
     int seats_;
+    std::vector<int> after_us_;  // the rivals in the order they move after us
     std::uint64_t used_ = 0;
     Clock::time_point stop_{};
     std::unordered_map<Key, Entry, KeyHash> tt_;
     std::unordered_map<Key, std::vector<Pair>, KeyHash> tried_;
+    std::unordered_map<Key, std::pair<Pos, Sums>, KeyHash> forecasts_;  // after the rivals' moves
 };
 
 }  // namespace sternhalma

@@ -54,8 +54,11 @@ class HardSettings:
     #: Two-player star races on the compiled core: the same search runs 25-40 times as
     #: many nodes a second (bench/players.py nodes), so the allowance is this many times
     #: the rate, leaving room for a busy server. Not with three or more players (the
-    #: deeper best-reply search lost places to Medium) nor in Halma (not measured yet).
+    #: deeper best-reply search lost places to Medium).
     compiled_scale: int = 12
+    #: Two-player Halma on the compiled core: the allowance is this many times the rate
+    #: (22,500 nodes won 15 of 20 Halma games against 9,000; a Halma node costs more).
+    halma_compiled_scale: float = 2.5
     #: Own moves kept at inner nodes (race).
     breadth: int = 10
     #: A rival's replies kept at inner nodes (race, two players): enough to see it block
@@ -64,9 +67,15 @@ class HardSettings:
     #: Three or more: a rival's replies are only its this many biggest gains (what a
     #: racing player plays), of those beside our marbles (0: every move beside them).
     likely: int = 3
-    #: Two players in contact: "alphabeta" or "solo" (own moves only).
+    #: Two players in contact: "alphabeta", "forecast" (our moves, the rival racing
+    #: between them) or "solo" (own moves only).
     duel: str = "alphabeta"
-    #: Three or more in contact: "brs" (best-reply search) or "solo".
+    #: Two players, alpha-beta: the forecast search instead once the rival has this many
+    #: rows more to go than we (0: never). Against Medium it finishes sooner (34.4 moves
+    #: against 36.7); between equals the lead hardly ever comes (docs/players.md).
+    race_lead: int = 10
+    #: Three or more in contact: "brs" (best-reply search), "forecast" (our moves, the
+    #: rivals' forecast between them) or "solo".
     multi: str = "brs"
     #: Chains kept at inner nodes (capture).
     capture_breadth: int = 8
@@ -175,9 +184,11 @@ class HardPlayer(Player):
             if game.rules.players > 2
             else settings.nodes_per_second,
         )
-        star_duel = game.rules.board.kind == "star" and game.rules.players == 2
-        if core.COMPILED and isinstance(game.rules, RaceRules) and star_duel:
-            rate *= settings.compiled_scale
+        if core.COMPILED and isinstance(game.rules, RaceRules) and game.rules.players == 2:
+            if game.rules.game == "halma":
+                rate = int(rate * settings.halma_compiled_scale)
+            else:
+                rate *= settings.compiled_scale
         nodes = self.nodes or max(1, int(seconds * rate))
         # The clock stops the search a little early: choosing the options, setting
         # up and answering also take time, and the whole move must fit the budget.
@@ -205,6 +216,7 @@ class HardPlayer(Player):
                 rivalry=settings.rivalry,
                 likely=settings.likely,
                 rival_weight=settings.rival_weight,
+                race_lead=settings.race_lead,
             )
         else:
             search = CaptureSearch(

@@ -1,6 +1,6 @@
 """Hard's search for the race games (every star race variant and Halma).
 
-Three searches over the same evaluation (evaluate.py), chosen by the
+Four searches over the same evaluation (evaluate.py), chosen by the
 position:
 
 - **alpha-beta** (two players in contact): negamax with iterative
@@ -9,6 +9,13 @@ position:
   single strongest reply of any rival (Schadd & Winands' best-reply search,
   the published winner over max-n and paranoid in Chinese checkers), the
   replies taken from the rivals' likely moves that come near ours.
+- **forecast** (two players, once we lead by far): our moves only, but
+  before each of them the rival plays the move a racing player plays, its
+  biggest gain in rows (RULES.md's Medium), so the search plans on the
+  board as it will be, not as it stands. Far behind, the rival's blocking
+  can no longer win it the game, and planning on its likely moves finishes
+  sooner than guarding against its worst one. (With three or more players
+  the best-reply search won more places.)
 - **solo** (nobody left to meet): once every rival marble is behind all of
   ours, nothing the others do can help or hinder, and the race is a puzzle:
   finish in the fewest moves. The search looks at our own moves only, so
@@ -26,7 +33,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 
 from sternhalma import core
@@ -42,7 +49,7 @@ WIN = 1 << 40
 
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 #: The searches by their number in the compiled core.
-_MODES = {"solo": 0, "alphabeta": 1, "brs": 2}
+_MODES = {"solo": 0, "alphabeta": 1, "brs": 2, "forecast": 3}
 
 #: Packed move: ((gain + _BIAS) << 18) | (start << 9) | end; holes fit in 9 bits.
 _BIAS = 1 << 20
@@ -78,15 +85,20 @@ class RaceSearch:
         rivalry: bool = True,
         likely: int = 0,
         rival_weight: int = 100,
+        race_lead: int = 0,
         compiled: bool = core.COMPILED,
     ) -> None:
         """``rival_weight``: with two players, what the rival's way to go counts in the
-        evaluation, in percent of ours. ``compiled``: search with the compiled core
-        (the same search, node for node)."""
+        evaluation, in percent of ours. ``race_lead``: with two players, the forecast
+        search (our moves, the rival racing between them) instead of alpha-beta once the
+        rival has this many rows more to go than we (0: never). ``compiled``: search
+        with the compiled core (the same search, node for node)."""
         self.rules = rules
         self.native = core.native_race_core(rules) if compiled else None
         self.me = seat
         self.rivals = tuple(s for s in in_play if s != seat)
+        #: The rivals in the order they move after us.
+        self.after_us = tuple(sorted(self.rivals, key=lambda s: (s - seat) % len(rules.seats)))
         self.limits = limits
         self.breadth = breadth
         self.reply_breadth = reply_breadth
@@ -96,6 +108,7 @@ class RaceSearch:
         self.rivalry = rivalry
         self.likely = likely
         self.rival_weight = rival_weight
+        self.race_lead = race_lead
         self.evaluation = race_evaluation(rules, weights)
         self.costs = self.evaluation.costs
         self.to_go = self.evaluation.to_go
@@ -109,6 +122,8 @@ class RaceSearch:
         #: The moves tried at a best-reply node, by position: each deeper iteration
         #: meets the last one's nodes again, and listing rival moves is most of the work.
         self.tried: dict[tuple[tuple[int, ...], bool], list[tuple[int, int]]] = {}
+        #: The board after the rivals' forecast moves, by the board before them (forecast).
+        self.forecasts: dict[tuple[int, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {}
         #: The deepest search that finished, and which search ran (for the benchmarks).
         self.depth_reached = 0
         self.mode = ""
@@ -117,16 +132,25 @@ class RaceSearch:
     def choose(self, position: Position, options: list[Move]) -> Move:
         """The best of ``options`` (legal moves of ``seat``) by iterative deepening."""
         marbles = position.marbles
-        if not self.rivals or self.separated(marbles):
-            self.mode, search = "solo", self._solo_root
-        elif len(self.rivals) == 1 and self.duel == "alphabeta":
-            self.mode, search = "alphabeta", self._negamax_root
-        elif len(self.rivals) > 1 and self.multi == "brs":
-            self.mode, search = "brs", self._brs_root
-        else:
-            self.mode, search = "solo", self._solo_root
         # Per seat s: sums[2s] its cost, sums[2s + 1] its rows to go (evaluate.py).
         sums = tuple(x for s in range(len(marbles)) for x in self.evaluation.sums(s, marbles[s]))
+        duel = self.duel
+        if duel == "alphabeta" and self.race_lead and len(self.rivals) == 1:
+            rival = self.rivals[0]
+            if sums[2 * rival + 1] - sums[2 * self.me + 1] >= self.race_lead:
+                duel = "forecast"
+        if not self.rivals or self.separated(marbles):
+            self.mode, search = "solo", self._solo_root
+        elif len(self.rivals) == 1 and duel == "alphabeta":
+            self.mode, search = "alphabeta", self._negamax_root
+        elif len(self.rivals) == 1 and duel == "forecast":
+            self.mode, search = "forecast", self._forecast_root
+        elif len(self.rivals) > 1 and self.multi == "brs":
+            self.mode, search = "brs", self._brs_root
+        elif len(self.rivals) > 1 and self.multi == "forecast":
+            self.mode, search = "forecast", self._forecast_root
+        else:
+            self.mode, search = "solo", self._solo_root
         cost = self.costs[self.me]
         by_key = {pack(cost[m[0]] - cost[m[-1]], m[0], m[-1]): m for m in options}
         # Stable sorts keep the caller's order (the seed's) among equal moves.
@@ -325,6 +349,17 @@ class RaceSearch:
     def _solo_root(
         self, marbles: tuple[int, ...], sums: tuple[int, ...], order: list[int], depth: int
     ) -> tuple[int, list[int]]:
+        return self._own_root(marbles, sums, order, depth, self._solo)
+
+    def _own_root(
+        self,
+        marbles: tuple[int, ...],
+        sums: tuple[int, ...],
+        order: list[int],
+        depth: int,
+        deeper: Callable[[tuple[int, ...], tuple[int, ...], int, int], int],
+    ) -> tuple[int, list[int]]:
+        """The root of a search over our own moves only (solo, forecast)."""
         me = self.me
         scored: list[tuple[int, int]] = []
         for move in order:
@@ -332,7 +367,7 @@ class RaceSearch:
             if self._finishes(after, me, move):
                 value = self._finish_value(after, me, 0)
             else:
-                value = self._solo(after, new_sums, depth - 1, 1)
+                value = deeper(after, new_sums, depth - 1, 1)
             scored.append((value, move))
         return _ranked(scored)
 
@@ -539,6 +574,65 @@ class RaceSearch:
                 break
         flag = _UPPER if best <= start_alpha else _LOWER if best >= start_beta else _EXACT
         self.tt[key] = (depth, best, flag, 0)
+        return best
+
+    # -- forecast: the rivals race ------------------------------------------------------
+    def _forecast_root(
+        self, marbles: tuple[int, ...], sums: tuple[int, ...], order: list[int], depth: int
+    ) -> tuple[int, list[int]]:
+        return self._own_root(marbles, sums, order, depth, self._forecast)
+
+    def _rivals_move(
+        self, marbles: tuple[int, ...], sums: tuple[int, ...]
+    ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The board when our turn comes again: every rival in turn plays its move that
+        gains the most rows. A rival with several such moves (or none) is not guessed
+        at: it stays as it is."""
+        for seat in self.after_us:
+            rows = self.to_go[seat]
+            best, most, ties = 0, -WIN, 0
+            for move in self.targets(marbles, seat):
+                gain = rows[(move >> 9) & _HOLE] - rows[move & _HOLE]
+                if gain > most:
+                    best, most, ties = move, gain, 1
+                elif gain == most:
+                    ties += 1
+            if ties == 1:
+                marbles, sums = self._play(marbles, sums, seat, best)
+        return marbles, sums
+
+    def _forecast(
+        self, marbles: tuple[int, ...], sums: tuple[int, ...], depth: int, ply: int
+    ) -> int:
+        """The best value we reach in ``depth`` more moves of ours, the rivals playing
+        their forecast moves before each (higher is better)."""
+        self.limits.tick()
+        me = self.me
+        if depth == 0:  # the rivals' moves do not change our value
+            return -self._value(me, sums)
+        entry = marbles
+        known_board = self.forecasts.get(entry)
+        if known_board is None:
+            known_board = self.forecasts[entry] = self._rivals_move(marbles, sums)
+        marbles, sums = known_board
+        key = (marbles, depth)
+        known = self.tt.get(key)
+        if known is not None:
+            return known[1]
+        moves = self._ordered(marbles, me, 0)
+        if not moves:
+            return -self._value(me, sums)
+        if depth == 1:
+            return self._frontier(marbles, sums, me, moves, ply, 0)
+        best = -WIN
+        for move in moves:
+            played, new_sums = self._play(marbles, sums, me, move)
+            if self._finishes(played, me, move):
+                value = self._finish_value(played, me, ply)
+            else:
+                value = self._forecast(played, new_sums, depth - 1, ply + 1)
+            best = max(best, value)
+        self.tt[key] = (depth, best, _EXACT, 0)
         return best
 
 
