@@ -23,6 +23,7 @@ from test_store import moved, new_table
 
 from sternhalma.game import Game
 from sternhalma.server.app import Settings, create_app
+from sternhalma.server.connection import Limits
 from sternhalma.server.store import DatabaseUnavailable, Store, database_url
 
 
@@ -186,7 +187,14 @@ def test_a_player_is_told_the_server_cannot_save_and_the_log_says_why(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     path = tmp_path / "full.db"
-    settings = Settings(database_url=database_url(str(path)), workers=1, computer_pause=0)
+    # Moves go as fast as the server answers until the disk is full: however fast that
+    # is on this machine, the connection's message limit is not what this test is about.
+    settings = Settings(
+        database_url=database_url(str(path)),
+        workers=1,
+        computer_pause=0,
+        limits=Limits(rate=1000, burst=1000),
+    )
     people = {
         "variant": "classic-2",
         "seats": [{"kind": "person"}, {"kind": "person"}],

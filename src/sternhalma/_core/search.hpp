@@ -457,7 +457,7 @@ private:
         return best;
     }
 
-    // -- three or more: forecast -----------------------------------------------------------
+    // -- forecast: our moves, the rivals racing between them ---------------------------------
     void rivals_move(Pos& p, Sums& sums) const {
         for (int seat : after_us_) {
             std::int64_t best = 0, most = -WIN;
