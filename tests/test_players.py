@@ -576,7 +576,8 @@ def test_far_ahead_hard_plans_on_the_rivals_racing_moves() -> None:
         modes.add(search.mode)
         # The forecast, against the engine's moves: the rival's one biggest gain in rows.
         sums = tuple(x for s in (0, 1) for x in evaluation.sums(s, start.marbles[s]))
-        after, _ = search._rivals_move(start.marbles, sums)
+        forecaster = RaceSearch(rules, me, range(2), Limits.of(10, None))
+        after, _ = forecaster._rivals_move(start.marbles, sums)
         theirs = rules.moves_of(start, rival, start.marbles[rival])
         gains = [rows[rival][m[-1]] - rows[rival][m[0]] for m in theirs]
         best = [m for m, gain in zip(theirs, gains, strict=True) if gain == max(gains)]

@@ -458,8 +458,9 @@ private:
     }
 
     // -- forecast: our moves, the rivals racing between them ---------------------------------
-    void rivals_move(Pos& p, Sums& sums) const {
+    void rivals_move(Pos& p, Sums& sums) {
         for (int seat : after_us_) {
+            tick();
             std::int64_t best = 0, most = -WIN;
             int ties = 0;
             for (std::int64_t move : targets(p, seat)) {

@@ -587,8 +587,10 @@ class RaceSearch:
     ) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """The board when our turn comes again: every rival in turn plays its move that
         gains the most rows. A rival with several such moves (or none) is not guessed
-        at: it stays as it is."""
+        at: it stays as it is. Listing a rival's moves costs as much as a node, and
+        counts as one."""
         for seat in self.after_us:
+            self.limits.tick()
             rows = self.to_go[seat]
             best, most, ties = 0, -WIN, 0
             for move in self.targets(marbles, seat):
