@@ -299,12 +299,17 @@ private:
     // -- solo: own moves only -------------------------------------------------------
     std::int64_t solo(const Pos& p, const Sums& sums, int depth, int ply) {
         tick();
-        const int me = s_.me;
-        if (depth == 0) return -value(me, sums);
+        if (depth == 0) return -value(s_.me, sums);
         Key key{Pos{}, depth};
-        key.pos.m[0] = of(p, me);
+        key.pos.m[0] = of(p, s_.me);
+        return own_moves(p, sums, depth, ply, key);
+    }
+
+    // The best value over our moves, each followed by solo or forecast (the mode).
+    std::int64_t own_moves(const Pos& p, const Sums& sums, int depth, int ply, const Key& key) {
         auto known = tt_.find(key);
         if (known != tt_.end()) return known->second.value;
+        const int me = s_.me;
         std::vector<std::int64_t> moves = ordered(p, me, 0);
         if (moves.empty()) return -value(me, sums);
         if (depth == 1) return frontier(p, sums, me, moves, ply, 0);
@@ -313,9 +318,9 @@ private:
             Pos after = p;
             Sums after_sums = sums;
             play(after, after_sums, me, move);
-            const std::int64_t v = finishes(after, me, move)
-                                       ? finish_value(after, me, ply)
-                                       : solo(after, after_sums, depth - 1, ply + 1);
+            const std::int64_t v = finishes(after, me, move) ? finish_value(after, me, ply)
+                                   : s_.mode == 3 ? forecast(after, after_sums, depth - 1, ply + 1)
+                                                  : solo(after, after_sums, depth - 1, ply + 1);
             best = std::max(best, v);
         }
         tt_[key] = Entry{depth, best, EXACT, 0};
@@ -487,26 +492,8 @@ private:
             rivals_move(after.first, after.second);
             board = forecasts_.emplace(Key{entry, 0}, after).first;
         }
-        const Pos p = board->second.first;
-        const Sums sums = board->second.second;
-        const Key key{p, depth};
-        auto known = tt_.find(key);
-        if (known != tt_.end()) return known->second.value;
-        std::vector<std::int64_t> moves = ordered(p, me, 0);
-        if (moves.empty()) return -value(me, sums);
-        if (depth == 1) return frontier(p, sums, me, moves, ply, 0);
-        std::int64_t best = -WIN;
-        for (std::int64_t move : moves) {
-            Pos after = p;
-            Sums after_sums = sums;
-            play(after, after_sums, me, move);
-            const std::int64_t v = finishes(after, me, move)
-                                       ? finish_value(after, me, ply)
-                                       : forecast(after, after_sums, depth - 1, ply + 1);
-            best = std::max(best, v);
-        }
-        tt_[key] = Entry{depth, best, EXACT, 0};
-        return best;
+        return own_moves(board->second.first, board->second.second, depth, ply,
+                         Key{board->second.first, depth});
     }
 
     const RaceTables<W>& t_;

@@ -374,13 +374,25 @@ class RaceSearch:
     def _solo(self, marbles: tuple[int, ...], sums: tuple[int, ...], depth: int, ply: int) -> int:
         """The best value reachable in ``depth`` more own moves (higher is better)."""
         self.limits.tick()
-        me = self.me
         if depth == 0:
-            return -self._value(me, sums)
-        key = (marbles[me], depth)
+            return -self._value(self.me, sums)
+        return self._own_moves(marbles, sums, depth, ply, (marbles[self.me], depth), self._solo)
+
+    def _own_moves(
+        self,
+        marbles: tuple[int, ...],
+        sums: tuple[int, ...],
+        depth: int,
+        ply: int,
+        key: object,
+        deeper: Callable[[tuple[int, ...], tuple[int, ...], int, int], int],
+    ) -> int:
+        """The best value over our moves, each followed by ``deeper`` (solo, forecast);
+        ``key`` is the node's entry in the transposition table."""
         known = self.tt.get(key)
         if known is not None:
             return known[1]
+        me = self.me
         moves = self._ordered(marbles, me, 0)
         if not moves:
             return -self._value(me, sums)
@@ -392,7 +404,7 @@ class RaceSearch:
             if self._finishes(played, me, move):
                 value = self._finish_value(played, me, ply)
             else:
-                value = self._solo(played, new_sums, depth - 1, ply + 1)
+                value = deeper(played, new_sums, depth - 1, ply + 1)
             best = max(best, value)
         self.tt[key] = (depth, best, _EXACT, 0)
         return best
@@ -609,33 +621,13 @@ class RaceSearch:
         """The best value we reach in ``depth`` more moves of ours, the rivals playing
         their forecast moves before each (higher is better)."""
         self.limits.tick()
-        me = self.me
         if depth == 0:  # the rivals' moves do not change our value
-            return -self._value(me, sums)
-        entry = marbles
-        known_board = self.forecasts.get(entry)
-        if known_board is None:
-            known_board = self.forecasts[entry] = self._rivals_move(marbles, sums)
-        marbles, sums = known_board
-        key = (marbles, depth)
-        known = self.tt.get(key)
-        if known is not None:
-            return known[1]
-        moves = self._ordered(marbles, me, 0)
-        if not moves:
-            return -self._value(me, sums)
-        if depth == 1:
-            return self._frontier(marbles, sums, me, moves, ply, 0)
-        best = -WIN
-        for move in moves:
-            played, new_sums = self._play(marbles, sums, me, move)
-            if self._finishes(played, me, move):
-                value = self._finish_value(played, me, ply)
-            else:
-                value = self._forecast(played, new_sums, depth - 1, ply + 1)
-            best = max(best, value)
-        self.tt[key] = (depth, best, _EXACT, 0)
-        return best
+            return -self._value(self.me, sums)
+        board = self.forecasts.get(marbles)
+        if board is None:
+            board = self.forecasts[marbles] = self._rivals_move(marbles, sums)
+        marbles, sums = board
+        return self._own_moves(marbles, sums, depth, ply, (marbles, depth), self._forecast)
 
 
 def _ranked(scored: list[tuple[int, int]]) -> tuple[int, list[int]]:
