@@ -71,8 +71,8 @@ class HardSettings:
     #: between them) or "solo" (own moves only).
     duel: str = "alphabeta"
     #: Two players, alpha-beta: the forecast search instead once the rival has this many
-    #: rows more to go than we (0: never). Against Medium it finishes sooner (34.4 moves
-    #: against 36.7); between equals the lead hardly ever comes (docs/players.md).
+    #: rows more to go than we (0: never). Against Medium it finishes sooner (34.3 moves
+    #: against 36.7 in 50 games); between equals the lead hardly ever comes (docs/players.md).
     race_lead: int = 10
     #: Three or more in contact: "brs" (best-reply search), "forecast" (our moves, the
     #: rivals' forecast between them) or "solo".
