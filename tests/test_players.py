@@ -570,12 +570,11 @@ def test_far_ahead_hard_plans_on_the_rivals_racing_moves() -> None:
         if search.separated(start.marbles):
             continue
         search.choose(start, rules.legal_moves(start))
-        to_go = [evaluation.sums(s, start.marbles[s])[1] for s in (0, 1)]
-        far_ahead = to_go[rival] - to_go[me] >= lead_needed
+        sums = tuple(x for s in (0, 1) for x in evaluation.sums(s, start.marbles[s]))
+        far_ahead = sums[2 * rival + 1] - sums[2 * me + 1] >= lead_needed  # rows to go
         assert search.mode == ("forecast" if far_ahead else "alphabeta")
         modes.add(search.mode)
         # The forecast, against the engine's moves: the rival's one biggest gain in rows.
-        sums = tuple(x for s in (0, 1) for x in evaluation.sums(s, start.marbles[s]))
         forecaster = RaceSearch(rules, me, range(2), Limits.of(10, None))
         after, _ = forecaster._rivals_move(start.marbles, sums)
         theirs = rules.moves_of(start, rival, start.marbles[rival])

@@ -279,8 +279,7 @@ private:
             std::int64_t v;
             if (s_.mode == 0 || s_.mode == 3) {
                 v = finishes(after, me, move) ? finish_value(after, me, 0)
-                    : s_.mode == 0            ? solo(after, after_sums, depth - 1, 1)
-                                              : forecast(after, after_sums, depth - 1, 1);
+                                              : own_next(after, after_sums, depth - 1, 1);
             } else if (s_.mode == 1) {
                 v = finishes(after, me, move)
                         ? finish_value(after, me, 0)
@@ -305,7 +304,12 @@ private:
         return own_moves(p, sums, depth, ply, key);
     }
 
-    // The best value over our moves, each followed by solo or forecast (the mode).
+    // The node after one of our moves in the searches over our own moves (solo, forecast).
+    std::int64_t own_next(const Pos& p, const Sums& sums, int depth, int ply) {
+        return s_.mode == 3 ? forecast(p, sums, depth, ply) : solo(p, sums, depth, ply);
+    }
+
+    // The best value over our moves, each followed by own_next.
     std::int64_t own_moves(const Pos& p, const Sums& sums, int depth, int ply, const Key& key) {
         auto known = tt_.find(key);
         if (known != tt_.end()) return known->second.value;
@@ -318,9 +322,9 @@ private:
             Pos after = p;
             Sums after_sums = sums;
             play(after, after_sums, me, move);
-            const std::int64_t v = finishes(after, me, move) ? finish_value(after, me, ply)
-                                   : s_.mode == 3 ? forecast(after, after_sums, depth - 1, ply + 1)
-                                                  : solo(after, after_sums, depth - 1, ply + 1);
+            const std::int64_t v = finishes(after, me, move)
+                                       ? finish_value(after, me, ply)
+                                       : own_next(after, after_sums, depth - 1, ply + 1);
             best = std::max(best, v);
         }
         tt_[key] = Entry{depth, best, EXACT, 0};
@@ -484,8 +488,7 @@ private:
 
     std::int64_t forecast(const Pos& entry, const Sums& entry_sums, int depth, int ply) {
         tick();
-        const int me = s_.me;
-        if (depth == 0) return -value(me, entry_sums);
+        if (depth == 0) return -value(s_.me, entry_sums);
         auto board = forecasts_.find(Key{entry, 0});
         if (board == forecasts_.end()) {
             std::pair<Pos, Sums> after{entry, entry_sums};

@@ -134,23 +134,13 @@ class RaceSearch:
         marbles = position.marbles
         # Per seat s: sums[2s] its cost, sums[2s + 1] its rows to go (evaluate.py).
         sums = tuple(x for s in range(len(marbles)) for x in self.evaluation.sums(s, marbles[s]))
-        duel = self.duel
-        if duel == "alphabeta" and self.race_lead and len(self.rivals) == 1:
-            rival = self.rivals[0]
-            if sums[2 * rival + 1] - sums[2 * self.me + 1] >= self.race_lead:
-                duel = "forecast"
-        if not self.rivals or self.separated(marbles):
-            self.mode, search = "solo", self._solo_root
-        elif len(self.rivals) == 1 and duel == "alphabeta":
-            self.mode, search = "alphabeta", self._negamax_root
-        elif len(self.rivals) == 1 and duel == "forecast":
-            self.mode, search = "forecast", self._forecast_root
-        elif len(self.rivals) > 1 and self.multi == "brs":
-            self.mode, search = "brs", self._brs_root
-        elif len(self.rivals) > 1 and self.multi == "forecast":
-            self.mode, search = "forecast", self._forecast_root
-        else:
-            self.mode, search = "solo", self._solo_root
+        self.mode = self._mode(marbles, sums)
+        search = {
+            "solo": self._solo_root,
+            "alphabeta": self._negamax_root,
+            "brs": self._brs_root,
+            "forecast": self._forecast_root,
+        }[self.mode]
         cost = self.costs[self.me]
         by_key = {pack(cost[m[0]] - cost[m[-1]], m[0], m[-1]): m for m in options}
         # Stable sorts keep the caller's order (the seed's) among equal moves.
@@ -167,6 +157,19 @@ class RaceSearch:
             if self.limits.spent:
                 break
         return by_key[best]
+
+    def _mode(self, marbles: tuple[int, ...], sums: tuple[int, ...]) -> str:
+        """Which search the position asks for (a setting that does not fit the number
+        of rivals falls back to solo)."""
+        if not self.rivals or self.separated(marbles):
+            return "solo"
+        if len(self.rivals) > 1:
+            return self.multi if self.multi in ("brs", "forecast") else "solo"
+        if self.duel == "alphabeta" and self.race_lead:
+            rival = self.rivals[0]
+            if sums[2 * rival + 1] - sums[2 * self.me + 1] >= self.race_lead:
+                return "forecast"
+        return self.duel if self.duel in ("alphabeta", "forecast") else "solo"
 
     def _compiled(self, marbles: tuple[int, ...], order: list[int]) -> int:
         """The same iterative deepening in the compiled core (src/sternhalma/_core/search.hpp)."""
