@@ -29,7 +29,7 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-from sternhalma import match
+from sternhalma import core, match
 from sternhalma.players.hard import HardSettings
 
 
@@ -200,7 +200,6 @@ def think(args: argparse.Namespace) -> None:
 def nodes(args: argparse.Namespace) -> None:
     """Hard's search nodes a second listing moves with the Python engine and with the compiled
     core, on the same seeded mid-game positions and node allowance, in one run."""
-    from sternhalma import core
     from sternhalma.benchmark import sample_positions
     from sternhalma.players.race import RaceSearch
     from sternhalma.players.search import Limits
@@ -234,7 +233,7 @@ def alone(args: argparse.Namespace) -> None:
     the board, from the start and from seeded classic-2 mid-game positions (each seat's
     marbles on their own); the crossing puzzle's proven minimum from the start is 27."""
     from sternhalma.benchmark import sample_positions
-    from sternhalma.players.race import RaceSearch
+    from sternhalma.players.hard import race_search
     from sternhalma.players.search import Limits
     from sternhalma.position import Position
     from sternhalma.rules import VARIANTS
@@ -245,25 +244,19 @@ def alone(args: argparse.Namespace) -> None:
     settings = settings_from(args.set) or HardSettings()
     allowance = args.nodes or 20_000
     taken = []
+    began = time.perf_counter()
     for start in [rules.initial(), *sample_positions(rules, args.positions, seed=args.seed)]:
         for seat in (0, 1):
             marbles = tuple(start.marbles[s] if s == seat else 0 for s in (0, 1))
             position, moves = Position(rules, seat, marbles), 0
             while not rules.has_finished(position, seat) and moves < 100:
-                search = RaceSearch(
-                    rules,
-                    seat,
-                    [seat],
-                    Limits.of(allowance, None),
-                    breadth=settings.breadth,
-                    max_depth=32,
-                    weights=settings.weights,
-                )
+                search = race_search(rules, seat, [seat], Limits.of(allowance, None), settings)
                 after = rules.apply(position, search.choose(position, rules.legal_moves(position)))
                 position, moves = Position(rules, seat, after.marbles), moves + 1
             taken.append(moves)
-    print(f"== alone: {allowance} nodes a move, {len(taken)} races, classic-2")
+    print(f"== alone: {allowance} nodes a move, {len(taken)} races, classic-2 {args.set or ''}")
     print(f"   moves in all {sum(taken)}; from the start {taken[0]} and {taken[1]}; each {taken}")
+    print(f"   {(time.perf_counter() - began) / sum(taken):.3f} s a move (core: {core.NAME})")
 
 
 def main() -> None:

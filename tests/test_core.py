@@ -138,7 +138,13 @@ def test_bad_bitboards_get_clear_errors() -> None:
 )
 @pytest.mark.parametrize(
     "settings",
-    [{}, {"reply_breadth": 6, "rival_weight": 70}, {"duel": "forecast", "multi": "forecast"}],
+    [
+        {},
+        {"reply_breadth": 6, "rival_weight": 70},
+        {"duel": "forecast", "multi": "forecast"},
+        {"duel": "forecast", "multi": "forecast", "beam_depth": 6},
+        {"duel": "solo", "multi": "solo", "beam_depth": 9},
+    ],
 )
 def test_hards_search_chooses_the_same_move_on_either_core(
     variant: str, settings: dict[str, int | str]

@@ -46,6 +46,8 @@ struct SearchSettings {
     bool rivalry = true;
     int likely = 0;
     int rival_weight = 100;  // two players: the rival's way to go, in percent of ours
+    int beam_width = 0;      // > 0: solo and forecast plan with a beam this wide
+    int beam_depth = 0;      // and this many plies deep
     std::uint64_t nodes = 1;
     double seconds = -1;  // < 0: no clock
     // Asked every 1,024 nodes whether to stop now (a signal came: the job was given up);
@@ -100,6 +102,11 @@ public:
         }
         SearchResult result;
         result.best = order.front();
+        if (s_.beam_width > 0 && (s_.mode == 0 || s_.mode == 3)) {
+            result.best = beam(marbles, sums, order, result.depth);
+            result.used = used_;
+            return result;
+        }
         for (int depth = 1; depth <= s_.max_depth; ++depth) {
             try {
                 order = root(marbles, sums, order, depth);
@@ -486,17 +493,91 @@ private:
         }
     }
 
-    std::int64_t forecast(const Pos& entry, const Sums& entry_sums, int depth, int ply) {
-        tick();
-        if (depth == 0) return -value(s_.me, entry_sums);
+    // The board after the rivals' forecast moves (listed once per board).
+    const std::pair<Pos, Sums>& forecast_board(const Pos& entry, const Sums& entry_sums) {
         auto board = forecasts_.find(Key{entry, 0});
         if (board == forecasts_.end()) {
             std::pair<Pos, Sums> after{entry, entry_sums};
             rivals_move(after.first, after.second);
             board = forecasts_.emplace(Key{entry, 0}, after).first;
         }
-        return own_moves(board->second.first, board->second.second, depth, ply,
-                         Key{board->second.first, depth});
+        return board->second;  // map nodes never move
+    }
+
+    std::int64_t forecast(const Pos& entry, const Sums& entry_sums, int depth, int ply) {
+        tick();
+        if (depth == 0) return -value(s_.me, entry_sums);
+        const std::pair<Pos, Sums>& board = forecast_board(entry, entry_sums);
+        return own_moves(board.first, board.second, depth, ply, Key{board.first, depth});
+    }
+
+    // -- the beam: our moves, planned breadth-first ------------------------------------------
+    struct Planned {
+        Pos pos;
+        Sums sums;
+        std::int64_t first;
+    };
+    struct Child {
+        std::int64_t value;
+        std::uint32_t parent;
+        std::int64_t move;
+    };
+
+    std::int64_t beam(const Pos& p, const Sums& sums, const std::vector<std::int64_t>& order,
+                      int& depth_reached) {
+        const int me = s_.me;
+        const std::size_t width = static_cast<std::size_t>(s_.beam_width);
+        std::vector<Planned> layer{Planned{p, sums, 0}}, kept;
+        std::vector<Child> children;
+        std::unordered_map<Key, char, KeyHash> seen;
+        std::int64_t best = order.front();
+        for (int ply = 0; ply < s_.beam_depth; ++ply) {
+            children.clear();
+            try {
+                for (std::size_t parent = 0; parent < layer.size(); ++parent) {
+                    Planned& from = layer[parent];
+                    std::vector<std::int64_t> moves;
+                    if (ply == 0) {
+                        moves = order;
+                    } else {
+                        tick();
+                        if (s_.mode == 3) {
+                            const std::pair<Pos, Sums>& board = forecast_board(from.pos, from.sums);
+                            from.pos = board.first;
+                            from.sums = board.second;
+                        }
+                        moves = targets(from.pos, me);
+                    }
+                    for (std::int64_t move : moves) {
+                        Pos after = from.pos;
+                        Sums after_sums = from.sums;
+                        play(after, after_sums, me, move);
+                        if (finishes(after, me, move)) return from.first ? from.first : move;
+                        children.push_back(
+                            Child{value(me, after_sums), static_cast<std::uint32_t>(parent), move});
+                    }
+                }
+            } catch (const OutOfTime&) {
+                return best;
+            }
+            std::stable_sort(children.begin(), children.end(),
+                             [](const Child& a, const Child& b) { return a.value < b.value; });
+            kept.clear();
+            seen.clear();
+            for (const Child& c : children) {
+                const Planned& from = layer[c.parent];
+                Planned next{from.pos, from.sums, from.first ? from.first : c.move};
+                play(next.pos, next.sums, me, c.move);
+                if (!seen.emplace(Key{next.pos, 0}, 0).second) continue;
+                kept.push_back(next);
+                if (kept.size() == width) break;
+            }
+            if (kept.empty()) return best;
+            layer.swap(kept);
+            best = layer.front().first;
+            depth_reached = ply + 1;
+        }
+        return best;
     }
 
     const RaceTables<W>& t_;

@@ -74,6 +74,9 @@ class HardSettings:
     #: rows more to go than we (0: never). Against Medium it finishes sooner (34.3 moves
     #: against 36.7 in 50 games); between equals the lead hardly ever comes (docs/players.md).
     race_lead: int = 10
+    #: The searches over our own moves (solo, forecast) plan this many moves ahead with a
+    #: beam as wide as the node allowance allows (0: depth-first).
+    beam_depth: int = 0
     #: Three or more in contact: "brs" (best-reply search), "forecast" (our moves, the
     #: rivals' forecast between them) or "solo".
     multi: str = "brs"
@@ -201,23 +204,7 @@ class HardPlayer(Player):
         rules = game.rules
         search: RaceSearch | CaptureSearch
         if isinstance(rules, RaceRules):
-            many = rules.players > 2
-            search = RaceSearch(
-                rules,
-                seat,
-                game.in_play,
-                limits,
-                breadth=settings.breadth,
-                reply_breadth=settings.reply_breadth,
-                max_depth=settings.multi_depth if many else 16,
-                duel=settings.duel,
-                multi=settings.multi,
-                weights=settings.multi_weights if many else settings.weights,
-                rivalry=settings.rivalry,
-                likely=settings.likely,
-                rival_weight=settings.rival_weight,
-                race_lead=settings.race_lead,
-            )
+            search = race_search(rules, seat, game.in_play, limits, settings)
         else:
             search = CaptureSearch(
                 rules, seat, game.in_play, limits, breadth=settings.capture_breadth
@@ -225,6 +212,30 @@ class HardPlayer(Player):
         move = search.choose(game.position, options)
         self.last = SearchInfo(search.mode, search.depth_reached, limits.used)
         return move
+
+
+def race_search(
+    rules: RaceRules, seat: int, in_play: list[int], limits: Limits, settings: HardSettings
+) -> RaceSearch:
+    """Hard's search for one decision in a race game, as ``settings`` say."""
+    many = rules.players > 2
+    return RaceSearch(
+        rules,
+        seat,
+        in_play,
+        limits,
+        breadth=settings.breadth,
+        reply_breadth=settings.reply_breadth,
+        max_depth=settings.multi_depth if many else 16,
+        duel=settings.duel,
+        multi=settings.multi,
+        weights=settings.multi_weights if many else settings.weights,
+        rivalry=settings.rivalry,
+        likely=settings.likely,
+        rival_weight=settings.rival_weight,
+        race_lead=settings.race_lead,
+        beam_depth=settings.beam_depth,
+    )
 
 
 def _sensible(game: Game, seat: int, options: list[Move], *, history: bool = True) -> list[Move]:

@@ -86,13 +86,16 @@ class RaceSearch:
         likely: int = 0,
         rival_weight: int = 100,
         race_lead: int = 0,
+        beam_depth: int = 0,
         compiled: bool = core.COMPILED,
     ) -> None:
         """``rival_weight``: with two players, what the rival's way to go counts in the
         evaluation, in percent of ours. ``race_lead``: with two players, the forecast
         search (our moves, the rival racing between them) instead of alpha-beta once the
-        rival has this many rows more to go than we (0: never). ``compiled``: search
-        with the compiled core (the same search, node for node)."""
+        rival has this many rows more to go than we (0: never). ``beam_depth``: the
+        searches over our own moves (solo, forecast) plan this many moves ahead with a
+        beam as wide as the node allowance allows (0: depth-first, like the others).
+        ``compiled``: search with the compiled core (the same search, node for node)."""
         self.rules = rules
         self.native = core.native_race_core(rules) if compiled else None
         self.me = seat
@@ -109,6 +112,7 @@ class RaceSearch:
         self.likely = likely
         self.rival_weight = rival_weight
         self.race_lead = race_lead
+        self.beam_depth = beam_depth
         self.evaluation = race_evaluation(rules, weights)
         self.costs = self.evaluation.costs
         self.to_go = self.evaluation.to_go
@@ -145,8 +149,11 @@ class RaceSearch:
         by_key = {pack(cost[m[0]] - cost[m[-1]], m[0], m[-1]): m for m in options}
         # Stable sorts keep the caller's order (the seed's) among equal moves.
         order = sorted(by_key, key=lambda k: k >> 18, reverse=True)
+        width = self._beam_width()
         if self.native is not None:
-            return by_key[self._compiled(marbles, order)]
+            return by_key[self._compiled(marbles, order, width)]
+        if width:
+            return by_key[self._beam(marbles, sums, order, width)]
         best = order[0]
         for depth in range(1, self.max_depth + 1):
             try:
@@ -171,7 +178,17 @@ class RaceSearch:
                 return "forecast"
         return self.duel if self.duel in ("alphabeta", "forecast") else "solo"
 
-    def _compiled(self, marbles: tuple[int, ...], order: list[int]) -> int:
+    def _beam_width(self) -> int:
+        """How many positions each ply of the beam keeps (0: no beam): the node allowance
+        spread over ``beam_depth`` plies, each position costing a node and, in the
+        forecast, one more for every rival's move listed before ours."""
+        if not self.beam_depth or self.mode not in ("solo", "forecast"):
+            return 0
+        per_position = 1 + (len(self.rivals) if self.mode == "forecast" else 0)
+        left = self.limits.nodes - self.limits.used
+        return max(1, left // (self.beam_depth * per_position))
+
+    def _compiled(self, marbles: tuple[int, ...], order: list[int], width: int) -> int:
         """The same iterative deepening in the compiled core (src/sternhalma/_core/search.hpp)."""
         assert self.native is not None
         evaluation = self.evaluation
@@ -193,6 +210,8 @@ class RaceSearch:
             self.rivalry,
             self.likely,
             self.rival_weight,
+            width,
+            self.beam_depth,
         )
         self.limits.used += used
         return best
@@ -618,6 +637,15 @@ class RaceSearch:
                 marbles, sums = self._play(marbles, sums, seat, best)
         return marbles, sums
 
+    def _forecast_board(
+        self, marbles: tuple[int, ...], sums: tuple[int, ...]
+    ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The board after the rivals' forecast moves (listed once per board)."""
+        board = self.forecasts.get(marbles)
+        if board is None:
+            board = self.forecasts[marbles] = self._rivals_move(marbles, sums)
+        return board
+
     def _forecast(
         self, marbles: tuple[int, ...], sums: tuple[int, ...], depth: int, ply: int
     ) -> int:
@@ -626,11 +654,64 @@ class RaceSearch:
         self.limits.tick()
         if depth == 0:  # the rivals' moves do not change our value
             return -self._value(self.me, sums)
-        board = self.forecasts.get(marbles)
-        if board is None:
-            board = self.forecasts[marbles] = self._rivals_move(marbles, sums)
-        marbles, sums = board
+        marbles, sums = self._forecast_board(marbles, sums)
         return self._own_moves(marbles, sums, depth, ply, (marbles, depth), self._forecast)
+
+
+    # -- the beam: our moves, planned breadth-first -----------------------------------------
+    def _beam(
+        self, marbles: tuple[int, ...], sums: tuple[int, ...], order: list[int], width: int
+    ) -> int:
+        """The first move of the best plan of ``beam_depth`` own moves (solo, forecast).
+
+        Ply by ply, every kept position tries every move (in the forecast after
+        the rivals' racing moves), and the ``width`` positions that
+        are best by the evaluation go on, each once however it was reached. A
+        depth-first search of the same nodes sees every line only a few moves
+        deep; the beam follows the promising ones ten or more moves, which racing
+        needs: a ladder pays off moves after it is built. The first plan that
+        finishes wins at once; when the nodes run out, the best position of the
+        last whole ply decides.
+        """
+        me = self.me
+        layer: list[tuple[tuple[int, ...], tuple[int, ...], int]] = [(marbles, sums, 0)]
+        best = order[0]
+        for ply in range(self.beam_depth):
+            children: list[tuple[int, int, int]] = []  # (value, parent, move), made in order
+            try:
+                for parent, (board, board_sums, first) in enumerate(layer):
+                    if ply == 0:
+                        moves = order
+                    else:
+                        self.limits.tick()
+                        if self.mode == "forecast":
+                            board, board_sums = self._forecast_board(board, board_sums)
+                            layer[parent] = (board, board_sums, first)
+                        moves = self.targets(board, me)
+                    for move in moves:
+                        after, after_sums = self._play(board, board_sums, me, move)
+                        if self._finishes(after, me, move):
+                            return first or move
+                        children.append((self._value(me, after_sums), parent, move))
+            except OutOfTime:
+                return best
+            children.sort(key=lambda c: c[0])  # stable: the order they were made in
+            kept: list[tuple[tuple[int, ...], tuple[int, ...], int]] = []
+            seen: set[tuple[int, ...]] = set()
+            for _, parent, move in children:
+                board, board_sums, first = layer[parent]
+                after, after_sums = self._play(board, board_sums, me, move)
+                if after not in seen:
+                    seen.add(after)
+                    kept.append((after, after_sums, first or move))
+                    if len(kept) == width:
+                        break
+            if not kept:
+                return best
+            layer = kept
+            best = layer[0][2]
+            self.depth_reached = ply + 1
+        return best
 
 
 def _ranked(scored: list[tuple[int, int]]) -> tuple[int, list[int]]:
