@@ -8,6 +8,7 @@ import random
 import pytest
 from helpers import position
 
+from sternhalma import core
 from sternhalma.benchmark import sample_positions
 from sternhalma.errors import SternhalmaError
 from sternhalma.game import Game, GameError
@@ -22,7 +23,7 @@ from sternhalma.players import (
 from sternhalma.players.base import careful_moves
 from sternhalma.players.history import repetition_result
 from sternhalma.players.rows import row_gain, row_table
-from sternhalma.position import Move
+from sternhalma.position import Move, Position
 from sternhalma.rules import VARIANTS, find_variant
 from sternhalma.rules.race import RaceRules
 
@@ -587,3 +588,28 @@ def test_far_ahead_hard_plans_on_the_rivals_racing_moves() -> None:
         else:
             assert after == start.marbles
     assert modes == {"forecast", "alphabeta"}
+
+
+@pytest.mark.skipif(not core.COMPILED, reason="thirty searches of 20,000 nodes: compiled core")
+def test_racing_alone_the_beam_finishes_sooner_than_the_depth_first_search() -> None:
+    """Racing alone from the start (the crossing puzzle, 27 moves at best), the beam's
+    plans finish in fewer moves than depth-first search on the same nodes a move."""
+    from sternhalma.players.hard import HardSettings, race_search
+    from sternhalma.players.search import Limits
+
+    rules = find_variant("classic-2")
+    assert isinstance(rules, RaceRules)
+
+    def race(beam_depth: int) -> int:
+        settings = HardSettings(beam_depth=beam_depth)
+        alone = Position(rules, 0, (rules.initial().marbles[0], 0))
+        moves = 0
+        while not rules.has_finished(alone, 0) and moves < 60:
+            search = race_search(rules, 0, [0], Limits.of(20_000, None), settings)
+            after = rules.apply(alone, search.choose(alone, rules.legal_moves(alone)))
+            assert search.mode == "solo"
+            alone, moves = Position(rules, 0, after.marbles), moves + 1
+        return moves
+
+    with_beam, depth_first = race(24), race(0)
+    assert 27 <= with_beam <= 29 < depth_first

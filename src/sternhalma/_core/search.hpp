@@ -519,8 +519,12 @@ private:
     };
     struct Child {
         std::int64_t value;
+        std::uint32_t made;  // the order it was made in: ties go to the earlier
         std::uint32_t parent;
         std::int64_t move;
+        bool operator<(const Child& o) const {
+            return value < o.value || (value == o.value && made < o.made);
+        }
     };
 
     std::int64_t beam(const Pos& p, const Sums& sums, const std::vector<std::int64_t>& order,
@@ -536,41 +540,45 @@ private:
             try {
                 for (std::size_t parent = 0; parent < layer.size(); ++parent) {
                     Planned& from = layer[parent];
-                    std::vector<std::int64_t> moves;
-                    if (ply == 0) {
-                        moves = order;
-                    } else {
+                    std::vector<std::int64_t> listed;
+                    if (ply > 0) {
                         tick();
                         if (s_.mode == 3) {
                             const std::pair<Pos, Sums>& board = forecast_board(from.pos, from.sums);
                             from.pos = board.first;
                             from.sums = board.second;
                         }
-                        moves = targets(from.pos, me);
+                        listed = targets(from.pos, me);
                     }
-                    for (std::int64_t move : moves) {
+                    for (std::int64_t move : ply == 0 ? order : listed) {
                         Pos after = from.pos;
                         Sums after_sums = from.sums;
                         play(after, after_sums, me, move);
                         if (finishes(after, me, move)) return from.first ? from.first : move;
-                        children.push_back(
-                            Child{value(me, after_sums), static_cast<std::uint32_t>(parent), move});
+                        children.push_back(Child{value(me, after_sums),
+                                                 static_cast<std::uint32_t>(children.size()),
+                                                 static_cast<std::uint32_t>(parent), move});
                     }
                 }
             } catch (const OutOfTime&) {
                 return best;
             }
-            std::stable_sort(children.begin(), children.end(),
-                             [](const Child& a, const Child& b) { return a.value < b.value; });
+            // The best first, in the order they were made among equals; only as many sorted
+            // as the width needs (twice it, for positions reached twice), the rest if short.
+            const std::size_t first_part = std::min(children.size(), 2 * width);
+            std::nth_element(children.begin(), children.begin() + static_cast<std::ptrdiff_t>(first_part),
+                             children.end());
+            std::sort(children.begin(), children.begin() + static_cast<std::ptrdiff_t>(first_part));
             kept.clear();
             seen.clear();
-            for (const Child& c : children) {
+            for (std::size_t i = 0; i < children.size() && kept.size() < width; ++i) {
+                if (i == first_part)
+                    std::sort(children.begin() + static_cast<std::ptrdiff_t>(i), children.end());
+                const Child& c = children[i];
                 const Planned& from = layer[c.parent];
                 Planned next{from.pos, from.sums, from.first ? from.first : c.move};
                 play(next.pos, next.sums, me, c.move);
-                if (!seen.emplace(Key{next.pos, 0}, 0).second) continue;
-                kept.push_back(next);
-                if (kept.size() == width) break;
+                if (seen.emplace(Key{next.pos, 0}, 0).second) kept.push_back(next);
             }
             if (kept.empty()) return best;
             layer.swap(kept);

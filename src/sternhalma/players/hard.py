@@ -10,6 +10,7 @@ gets its move in time (and only then may the move differ).
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -19,7 +20,7 @@ from sternhalma.boards.base import bits
 from sternhalma.players.base import DEADLINE_MARGIN, Player, careful_moves, in_care
 from sternhalma.players.capture import CaptureSearch
 from sternhalma.players.evaluate import CROWD_WEIGHTS, DEFAULT_WEIGHTS, RaceWeights
-from sternhalma.players.history import last_move, lead, repetition_result
+from sternhalma.players.history import last_move, lead, races, repetition_result
 from sternhalma.players.race import RaceSearch
 from sternhalma.players.rows import row_table
 from sternhalma.players.search import Limits
@@ -74,6 +75,11 @@ class HardSettings:
     #: rows more to go than we (0: never). Against Medium it finishes sooner (34.3 moves
     #: against 36.7 in 50 games); between equals the lead hardly ever comes (docs/players.md).
     race_lead: int = 10
+    #: Two players: a rival each of whose last this many moves gained the most rows it
+    #: could is racing (as Medium does), not blocking: then the forecast search begins at
+    #: a lead of ``racer_lead`` rows instead (0: never).
+    racer_moves: int = 0
+    racer_lead: int = 2
     #: The searches over our own moves (solo, forecast) plan this many moves ahead with a
     #: beam as wide as the node allowance allows (0: depth-first).
     beam_depth: int = 0
@@ -204,6 +210,10 @@ class HardPlayer(Player):
         rules = game.rules
         search: RaceSearch | CaptureSearch
         if isinstance(rules, RaceRules):
+            if settings.racer_moves and rules.players == 2:
+                rival = 1 - seat
+                if races(game, rival, settings.racer_moves):
+                    settings = dataclasses.replace(settings, race_lead=settings.racer_lead)
             search = race_search(rules, seat, game.in_play, limits, settings)
         else:
             search = CaptureSearch(

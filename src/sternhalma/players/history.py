@@ -1,4 +1,5 @@
-"""What a player reads from the game's history: repetitions and its own last move.
+"""What a player reads from the game's history: repetitions, its own last move and
+how a rival has been playing.
 
 The search looks only forward from the position; the referee also counts how
 often each position has stood (RULES.md "Repetition"): a third time ends the
@@ -12,7 +13,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sternhalma.game import REPETITIONS, Result
-from sternhalma.position import Move
+from sternhalma.players.rows import row_table
+from sternhalma.position import Move, Position
+from sternhalma.rules.race import RaceRules
 
 if TYPE_CHECKING:
     from sternhalma.game import Game
@@ -46,3 +49,33 @@ def lead(result: Result, seat: int, rivals: list[int]) -> int:
 def last_move(game: Game, seat: int) -> Move | None:
     """``seat``'s own last move in ``game``, or None before its first."""
     return next((t.move for t in reversed(game.turns) if t.seat == seat and t.move), None)
+
+
+def races(game: Game, seat: int, moves: int) -> bool:
+    """Whether each of ``seat``'s last ``moves`` moves gained the most rows it could
+    (as a racing player plays, RULES.md's Medium); False before it has made that many.
+
+    The positions before them come from walking the game back from where it stands:
+    a race move only moves one marble (for capture games this says False).
+    """
+    rules = game.rules
+    if not isinstance(rules, RaceRules) or moves <= 0:
+        return False
+    marbles = list(game.position.marbles)
+    rows = row_table(rules)[seat]
+    seen = 0
+    for turn in reversed(game.turns):
+        if turn.move is None:
+            continue
+        start, end = turn.move[0], turn.move[-1]
+        marbles[turn.seat] ^= (1 << start) | (1 << end)  # back to before the move
+        if turn.seat != seat:
+            continue
+        before = Position(rules, seat, tuple(marbles))
+        gains = [rows[m[-1]] - rows[m[0]] for m in rules.moves_of(before, seat, marbles[seat])]
+        if rows[end] - rows[start] < max(gains):
+            return False
+        seen += 1
+        if seen == moves:
+            return True
+    return False

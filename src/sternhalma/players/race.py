@@ -674,6 +674,7 @@ class RaceSearch:
         last whole ply decides.
         """
         me = self.me
+        goal, rows, value = self.goals[me], self.to_go[me], self.evaluation.value
         layer: list[tuple[tuple[int, ...], tuple[int, ...], int]] = [(marbles, sums, 0)]
         best = order[0]
         for ply in range(self.beam_depth):
@@ -688,11 +689,17 @@ class RaceSearch:
                             board, board_sums = self._forecast_board(board, board_sums)
                             layer[parent] = (board, board_sums, first)
                         moves = self.targets(board, me)
+                    cost, to_go = board_sums[2 * me], board_sums[2 * me + 1]
                     for move in moves:
-                        after, after_sums = self._play(board, board_sums, me, move)
-                        if self._finishes(after, me, move):
-                            return first or move
-                        children.append((self._value(me, after_sums), parent, move))
+                        start, end = unpack(move)
+                        if goal >> end & 1:
+                            after = list(board)
+                            after[me] ^= (1 << start) | (1 << end)
+                            if self._finishes(tuple(after), me, move):
+                                return first or move
+                        gain = (move >> 18) - _BIAS
+                        after_value = value(me, cost - gain, to_go - rows[start] + rows[end])
+                        children.append((after_value, parent, move))
             except OutOfTime:
                 return best
             children.sort(key=lambda c: c[0])  # stable: the order they were made in
