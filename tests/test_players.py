@@ -501,6 +501,24 @@ def test_hard_does_not_step_straight_back_while_a_move_gains_a_row() -> None:
     assert back in _sensible(game, 0, game.legal_moves())
 
 
+def test_hard_reads_whether_its_rival_has_been_racing() -> None:
+    from sternhalma.players.history import races
+
+    game = Game("classic-2")
+    medium, easy = MediumPlayer(3), EasyPlayer(4)
+    for _ in range(5):  # white plays anything, black races (the biggest gain in rows)
+        game.play(easy.choose(game))
+        game.play(medium.choose(game))
+    assert races(game, 1, 5) and not races(game, 1, 6)  # six moves not made yet
+    game.play(easy.choose(game))
+    gains = {m: row_gain(game.rules, 1, m[0], m[-1]) for m in game.legal_moves()}
+    game.play(next(m for m, gain in gains.items() if gain < max(gains.values())))
+    assert not races(game, 1, 1) and not races(game, 1, 5)
+    game.play(easy.choose(game))
+    game.play(medium.choose(game))
+    assert races(game, 1, 1) and not races(game, 1, 2)
+
+
 # -- Hard's deadline care cannot trap itself ------------------------------------------
 
 #: White's 28th move, one marble at home (l3). Its own marbles stand on every hole just

@@ -76,13 +76,12 @@ class HardSettings:
     #: against 36.7 in 50 games); between equals the lead hardly ever comes (docs/players.md).
     race_lead: int = 10
     #: Two players: a rival each of whose last this many moves gained the most rows it
-    #: could is racing (as Medium does), not blocking: then the forecast search begins at
-    #: a lead of ``racer_lead`` rows instead (0: never).
-    racer_moves: int = 0
-    racer_lead: int = 2
+    #: could is racing (as Medium does), not blocking: Hard then plans on its racing moves
+    #: (the forecast search) at any lead (0: never).
+    racer_moves: int = 8
     #: The searches over our own moves (solo, forecast) plan this many moves ahead with a
     #: beam as wide as the node allowance allows (0: depth-first).
-    beam_depth: int = 0
+    beam_depth: int = 24
     #: Three or more in contact: "brs" (best-reply search), "forecast" (our moves, the
     #: rivals' forecast between them) or "solo".
     multi: str = "brs"
@@ -210,10 +209,9 @@ class HardPlayer(Player):
         rules = game.rules
         search: RaceSearch | CaptureSearch
         if isinstance(rules, RaceRules):
-            if settings.racer_moves and rules.players == 2:
-                rival = 1 - seat
-                if races(game, rival, settings.racer_moves):
-                    settings = dataclasses.replace(settings, race_lead=settings.racer_lead)
+            rivals = [s for s in game.in_play if s != seat]
+            if rules.players == 2 and rivals and races(game, rivals[0], settings.racer_moves):
+                settings = dataclasses.replace(settings, duel="forecast")
             search = race_search(rules, seat, game.in_play, limits, settings)
         else:
             search = CaptureSearch(

@@ -21,6 +21,11 @@ position:
   finish in the fewest moves. The search looks at our own moves only, so
   every level of depth is one more move of ours.
 
+The two searches over our own moves (solo, forecast) may instead plan with a
+**beam** (``beam_depth``): ply by ply the best positions go on, so a plan
+looks twenty moves ahead where depth-first search on the same nodes looks
+five, and racing pays off moves after a ladder is built.
+
 Inner nodes keep only the ``breadth`` most promising moves (a rival's only
 ``reply_breadth``), judged by their gain in the evaluation; the root looks
 at every option. Inside the search a move is one int, its gain, start and
@@ -656,7 +661,6 @@ class RaceSearch:
             return -self._value(self.me, sums)
         marbles, sums = self._forecast_board(marbles, sums)
         return self._own_moves(marbles, sums, depth, ply, (marbles, depth), self._forecast)
-
 
     # -- the beam: our moves, planned breadth-first -----------------------------------------
     def _beam(
