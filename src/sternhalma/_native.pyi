@@ -40,4 +40,7 @@ class RaceCore:
         rivalry: bool,
         likely: int,
         rival_weight: int,
+        beam_width: int = 0,
+        beam_depth: int = 0,
+        beam_rivals: int = 0,
     ) -> tuple[int, int, int]: ...
