@@ -142,7 +142,7 @@ def test_bad_bitboards_get_clear_errors() -> None:
         {},
         {"reply_breadth": 6, "rival_weight": 70},
         {"duel": "forecast", "multi": "forecast"},
-        {"duel": "forecast", "multi": "forecast", "beam_depth": 6, "beam_rivals": 50},
+        {"duel": "forecast", "multi": "forecast", "beam_depth": 6},
         {"duel": "solo", "multi": "solo", "beam_depth": 9},
     ],
 )

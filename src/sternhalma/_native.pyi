@@ -42,5 +42,4 @@ class RaceCore:
         rival_weight: int,
         beam_width: int = 0,
         beam_depth: int = 0,
-        beam_rivals: int = 0,
     ) -> tuple[int, int, int]: ...

@@ -48,7 +48,6 @@ struct SearchSettings {
     int rival_weight = 100;  // two players: the rival's way to go, in percent of ours
     int beam_width = 0;      // > 0: solo and forecast plan with a beam this wide
     int beam_depth = 0;      // and this many plies deep
-    int beam_rivals = 0;     // forecast beam: the nearest rival's way to go, percent of ours
     std::uint64_t nodes = 1;
     double seconds = -1;  // < 0: no clock
     // Asked every 1,024 nodes whether to stop now (a signal came: the job was given up);
@@ -528,13 +527,6 @@ private:
         }
     };
 
-    std::int64_t beam_against(const Sums& sums) const {
-        if (s_.mode != 3 || s_.beam_rivals == 0) return 0;
-        std::int64_t least = WIN * 4;
-        for (int s : s_.rivals) least = std::min(least, value(s, sums));
-        return s_.beam_rivals * least;
-    }
-
     std::int64_t beam(const Pos& p, const Sums& sums, const std::vector<std::int64_t>& order,
                       int& depth_reached) {
         const int me = s_.me;
@@ -558,13 +550,12 @@ private:
                         }
                         listed = targets(from.pos, me);
                     }
-                    const std::int64_t against = beam_against(from.sums);
                     for (std::int64_t move : ply == 0 ? order : listed) {
                         Pos after = from.pos;
                         Sums after_sums = from.sums;
                         play(after, after_sums, me, move);
                         if (finishes(after, me, move)) return from.first ? from.first : move;
-                        children.push_back(Child{100 * value(me, after_sums) - against,
+                        children.push_back(Child{value(me, after_sums),
                                                  static_cast<std::uint32_t>(children.size()),
                                                  static_cast<std::uint32_t>(parent), move});
                     }

@@ -82,8 +82,6 @@ class HardSettings:
     #: The searches over our own moves (solo, forecast) plan this many moves ahead with a
     #: beam as wide as the node allowance allows (0: depth-first).
     beam_depth: int = 24
-    #: The forecast's beam: what the nearest rival's way to go counts, in percent of ours.
-    beam_rivals: int = 0
     #: Three or more in contact: "brs" (best-reply search), "forecast" (our moves, the
     #: rivals' forecast between them) or "solo".
     multi: str = "brs"
@@ -245,7 +243,6 @@ def race_search(
         rival_weight=settings.rival_weight,
         race_lead=settings.race_lead,
         beam_depth=settings.beam_depth,
-        beam_rivals=settings.beam_rivals,
     )
 
 

@@ -92,7 +92,6 @@ class RaceSearch:
         rival_weight: int = 100,
         race_lead: int = 0,
         beam_depth: int = 0,
-        beam_rivals: int = 0,
         compiled: bool = core.COMPILED,
     ) -> None:
         """``rival_weight``: with two players, what the rival's way to go counts in the
@@ -100,9 +99,7 @@ class RaceSearch:
         search (our moves, the rival racing between them) instead of alpha-beta once the
         rival has this many rows more to go than we (0: never). ``beam_depth``: the
         searches over our own moves (solo, forecast) plan this many moves ahead with a
-        beam as wide as the node allowance allows (0: depth-first, like the others);
-        ``beam_rivals``: what the nearest rival's way to go counts there in the
-        forecast, in percent of ours (0: nothing).
+        beam as wide as the node allowance allows (0: depth-first, like the others).
         ``compiled``: search with the compiled core (the same search, node for node)."""
         self.rules = rules
         self.native = core.native_race_core(rules) if compiled else None
@@ -121,7 +118,6 @@ class RaceSearch:
         self.rival_weight = rival_weight
         self.race_lead = race_lead
         self.beam_depth = beam_depth
-        self.beam_rivals = beam_rivals
         self.evaluation = race_evaluation(rules, weights)
         self.costs = self.evaluation.costs
         self.to_go = self.evaluation.to_go
@@ -221,7 +217,6 @@ class RaceSearch:
             self.rival_weight,
             width,
             self.beam_depth,
-            self.beam_rivals,
         )
         self.limits.used += used
         return best
@@ -699,7 +694,6 @@ class RaceSearch:
                             layer[parent] = (board, board_sums, first)
                         moves = self.targets(board, me)
                     cost, to_go = board_sums[2 * me], board_sums[2 * me + 1]
-                    against = self._beam_against(board_sums)
                     for move in moves:
                         start, end = unpack(move)
                         if goal >> end & 1:
@@ -707,8 +701,8 @@ class RaceSearch:
                             if self._finishes(played, me, move):
                                 return first or move
                         gain = (move >> 18) - _BIAS
-                        ours = value(me, cost - gain, to_go - rows[start] + rows[end])
-                        children.append((100 * ours - against, parent, move))
+                        after_value = value(me, cost - gain, to_go - rows[start] + rows[end])
+                        children.append((after_value, parent, move))
             except OutOfTime:
                 return best
             children.sort(key=lambda c: c[0])  # stable: the order they were made in
@@ -728,15 +722,6 @@ class RaceSearch:
             best = layer[0][2]
             self.depth_reached = ply + 1
         return best
-
-
-    def _beam_against(self, sums: tuple[int, ...]) -> int:
-        """What the nearest rival's way to go counts for us in the forecast's beam
-        (``beam_rivals`` percent of it): plans whose marbles make ladders for a
-        rival, who takes them in the forecast, rank lower."""
-        if self.mode != "forecast" or not self.beam_rivals:
-            return 0
-        return self.beam_rivals * min(self._value(s, sums) for s in self.rivals)
 
 
 def _ranked(scored: list[tuple[int, int]]) -> tuple[int, list[int]]:
