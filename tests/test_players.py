@@ -519,6 +519,24 @@ def test_hard_reads_whether_its_rival_has_been_racing() -> None:
     assert races(game, 1, 1) and not races(game, 1, 2)
 
 
+def test_hard_plans_on_the_moves_of_a_rival_that_races() -> None:
+    # Black races for 8 moves (Medium); white, Hard, then plans on black's racing moves,
+    # at any lead. After one black move that does not race, white guards again.
+    game = Game("classic-2")
+    easy, medium = EasyPlayer(5), MediumPlayer(6)
+    for _ in range(8):
+        game.play(easy.choose(game))
+        game.play(medium.choose(game))
+    hard = HardPlayer(0, nodes=2_000)
+    hard.choose(game)
+    assert hard.last is not None and hard.last.mode == "forecast"
+    game.play(easy.choose(game))
+    gains = {m: row_gain(game.rules, 1, m[0], m[-1]) for m in game.legal_moves()}
+    game.play(next(m for m, gain in gains.items() if gain < max(gains.values())))
+    hard.choose(game)
+    assert hard.last is not None and hard.last.mode == "alphabeta"
+
+
 # -- Hard's deadline care cannot trap itself ------------------------------------------
 
 #: White's 28th move, one marble at home (l3). Its own marbles stand on every hole just
