@@ -42,4 +42,5 @@ class RaceCore:
         rival_weight: int,
         beam_width: int = 0,
         beam_depth: int = 0,
+        playout_moves: int = 8,
     ) -> tuple[int, int, int]: ...

@@ -213,8 +213,8 @@ public:
                      std::vector<int> rivals, int mode, std::vector<std::int64_t> order,
                      std::uint64_t nodes, double seconds, int breadth, int reply_breadth,
                      int max_depth, bool rivalry, int likely, int rival_weight, int beam_width,
-                     int beam_depth) const {
-        if (mode < 0 || mode > 3) throw nb::value_error("mode is 0 (solo), 1, 2 or 3");
+                     int beam_depth, int playout_moves) const {
+        if (mode < 0 || mode > 4) throw nb::value_error("mode is 0 (solo), 1, 2, 3 or 4");
         SearchSettings settings;
         settings.me = me;
         settings.rivals = std::move(rivals);
@@ -227,6 +227,7 @@ public:
         settings.rival_weight = rival_weight;
         settings.beam_width = std::max(beam_width, 0);
         settings.beam_depth = std::max(beam_depth, 0);
+        settings.playout_moves = std::max(playout_moves, 1);
         settings.nodes = std::max<std::uint64_t>(nodes, 1);
         settings.seconds = seconds;
         settings.interrupted = &signal_raised;
@@ -271,7 +272,8 @@ NB_MODULE(_native, m) {
              nb::arg("rivals"), nb::arg("mode"), nb::arg("order"), nb::arg("nodes"),
              nb::arg("seconds"), nb::arg("breadth"), nb::arg("reply_breadth"),
              nb::arg("max_depth"), nb::arg("rivalry"), nb::arg("likely"),
-             nb::arg("rival_weight"), nb::arg("beam_width") = 0, nb::arg("beam_depth") = 0)
+             nb::arg("rival_weight"), nb::arg("beam_width") = 0, nb::arg("beam_depth") = 0,
+             nb::arg("playout_moves") = 8)
         .def("moves", &RaceCore::moves, nb::arg("marbles"), nb::arg("seat"))
         .def("apply", &RaceCore::apply, nb::arg("marbles"), nb::arg("seat"), nb::arg("start"),
              nb::arg("end"));

@@ -39,7 +39,7 @@ struct Evaluation {
 struct SearchSettings {
     int me = 0;
     std::vector<int> rivals;
-    int mode = 0;  // 0 solo, 1 alpha-beta, 2 best-reply, 3 forecast
+    int mode = 0;  // 0 solo, 1 alpha-beta, 2 best-reply, 3 forecast, 4 playouts
     int breadth = 10;
     int reply_breadth = 3;
     int max_depth = 16;
@@ -48,6 +48,7 @@ struct SearchSettings {
     int rival_weight = 100;  // two players: the rival's way to go, in percent of ours
     int beam_width = 0;      // > 0: solo and forecast plan with a beam this wide
     int beam_depth = 0;      // and this many plies deep
+    int playout_moves = 8;   // playouts: how many moves of ours each lasts
     std::uint64_t nodes = 1;
     double seconds = -1;  // < 0: no clock
     // Asked every 1,024 nodes whether to stop now (a signal came: the job was given up);
@@ -102,6 +103,11 @@ public:
         }
         SearchResult result;
         result.best = order.front();
+        if (s_.mode == 4) {
+            result.best = playouts(marbles, sums, order, result.depth);
+            result.used = used_;
+            return result;
+        }
         if (s_.beam_width > 0 && (s_.mode == 0 || s_.mode == 3)) {
             result.best = beam(marbles, sums, order, result.depth);
             result.used = used_;
@@ -586,6 +592,83 @@ private:
             depth_reached = ply + 1;
         }
         return best;
+    }
+
+    // -- playouts: three or more, the rivals racing -------------------------------------------
+    struct Playout {  // splitmix64, as players/race.py's _Playout
+        std::uint64_t state;
+        std::int64_t choice(const std::vector<std::int64_t>& moves) {
+            if (moves.size() == 1) return moves.front();
+            state += 0x9E3779B97F4A7C15ULL;
+            std::uint64_t z = state;
+            z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+            z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+            return moves[static_cast<std::size_t>((z ^ (z >> 31)) % moves.size())];
+        }
+    };
+
+    std::int64_t playouts(const Pos& p, const Sums& sums, const std::vector<std::int64_t>& order,
+                          int& rounds) {
+        const std::size_t n = std::min(order.size(), static_cast<std::size_t>(s_.breadth));
+        const std::vector<std::int64_t> candidates(order.begin(),
+                                                   order.begin() + static_cast<std::ptrdiff_t>(n));
+        for (std::int64_t move : candidates) {
+            Pos after = p;
+            Sums after_sums = sums;
+            play(after, after_sums, s_.me, move);
+            if (finishes(after, s_.me, move)) return move;
+        }
+        std::vector<std::int64_t> totals(n, 0), scores(n, 0);
+        try {
+            for (;;) {
+                for (std::size_t i = 0; i < n; ++i) scores[i] = playout(p, sums, candidates[i], rounds);
+                for (std::size_t i = 0; i < n; ++i) totals[i] += scores[i];
+                ++rounds;
+            }
+        } catch (const OutOfTime&) {
+        }
+        return candidates[static_cast<std::size_t>(
+            std::max_element(totals.begin(), totals.end()) - totals.begin())];
+    }
+
+    std::int64_t playout(Pos p, Sums sums, std::int64_t move, int number) {
+        Playout rng{static_cast<std::uint64_t>(number)};
+        play(p, sums, s_.me, move);
+        std::array<bool, MAX_SEATS> finished{};
+        std::vector<std::int64_t> ties;
+        for (int ply = 1; ply <= s_.playout_moves; ++ply) {
+            for (int seat : after_us_) {
+                if (finished[static_cast<std::size_t>(seat)]) continue;
+                tick();
+                const std::vector<std::int64_t> moves = targets(p, seat);
+                if (moves.empty()) continue;
+                std::int64_t most = -WIN;
+                ties.clear();
+                for (std::int64_t m : moves) {
+                    const std::int64_t gain = rows(seat, move_start(m)) - rows(seat, move_end(m));
+                    if (gain > most) {
+                        most = gain;
+                        ties.clear();
+                    }
+                    if (gain == most) ties.push_back(m);
+                }
+                const std::int64_t racing = rng.choice(ties);
+                play(p, sums, seat, racing);
+                if (finishes(p, seat, racing)) finished[static_cast<std::size_t>(seat)] = true;
+            }
+            tick();
+            const std::vector<std::int64_t> moves = targets(p, s_.me);
+            if (moves.empty()) continue;
+            ties.clear();
+            for (std::int64_t m : moves) {
+                if ((m >> 18) != (moves.front() >> 18)) break;
+                ties.push_back(m);
+            }
+            const std::int64_t ours = rng.choice(ties);
+            play(p, sums, s_.me, ours);
+            if (finishes(p, s_.me, ours)) return WIN - ply;
+        }
+        return -value(s_.me, sums);
     }
 
     const RaceTables<W>& t_;

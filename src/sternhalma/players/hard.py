@@ -85,8 +85,11 @@ class HardSettings:
     #: start: 27 moves, the proven minimum, against depth-first search's 31-33.
     beam_depth: int = 24
     #: Three or more in contact: "brs" (best-reply search), "forecast" (our moves, the
-    #: rivals' forecast between them) or "solo".
+    #: rivals' forecast between them), "playout" (our best options, each played out many
+    #: times with the rivals racing) or "solo".
     multi: str = "brs"
+    #: Playouts: how many moves of ours each lasts.
+    playout_moves: int = 8
     #: Chains kept at inner nodes (capture).
     capture_breadth: int = 8
     #: The race evaluation's weights with two players, and with three or more.
@@ -245,6 +248,7 @@ def race_search(
         rival_weight=settings.rival_weight,
         race_lead=settings.race_lead,
         beam_depth=settings.beam_depth,
+        playout_moves=settings.playout_moves,
     )
 
 

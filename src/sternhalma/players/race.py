@@ -54,7 +54,7 @@ WIN = 1 << 40
 
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 #: The searches by their number in the compiled core.
-_MODES = {"solo": 0, "alphabeta": 1, "brs": 2, "forecast": 3}
+_MODES = {"solo": 0, "alphabeta": 1, "brs": 2, "forecast": 3, "playout": 4}
 
 #: Packed move: ((gain + _BIAS) << 18) | (start << 9) | end; holes fit in 9 bits.
 _BIAS = 1 << 20
@@ -92,6 +92,7 @@ class RaceSearch:
         rival_weight: int = 100,
         race_lead: int = 0,
         beam_depth: int = 0,
+        playout_moves: int = 8,
         compiled: bool = core.COMPILED,
     ) -> None:
         """``rival_weight``: with two players, what the rival's way to go counts in the
@@ -100,6 +101,7 @@ class RaceSearch:
         rival has this many rows more to go than we (0: never). ``beam_depth``: the
         searches over our own moves (solo, forecast) plan this many moves ahead with a
         beam as wide as the node allowance allows (0: depth-first, like the others).
+        ``playout_moves``: how many moves of ours a playout lasts (multi="playout").
         ``compiled``: search with the compiled core (the same search, node for node)."""
         self.rules = rules
         self.native = core.native_race_core(rules) if compiled else None
@@ -118,6 +120,7 @@ class RaceSearch:
         self.rival_weight = rival_weight
         self.race_lead = race_lead
         self.beam_depth = beam_depth
+        self.playout_moves = max(1, playout_moves)
         self.evaluation = race_evaluation(rules, weights)
         self.costs = self.evaluation.costs
         self.to_go = self.evaluation.to_go
@@ -144,12 +147,6 @@ class RaceSearch:
         # Per seat s: sums[2s] its cost, sums[2s + 1] its rows to go (evaluate.py).
         sums = tuple(x for s in range(len(marbles)) for x in self.evaluation.sums(s, marbles[s]))
         self.mode = self._mode(marbles, sums)
-        search = {
-            "solo": self._solo_root,
-            "alphabeta": self._negamax_root,
-            "brs": self._brs_root,
-            "forecast": self._forecast_root,
-        }[self.mode]
         cost = self.costs[self.me]
         by_key = {pack(cost[m[0]] - cost[m[-1]], m[0], m[-1]): m for m in options}
         # Stable sorts keep the caller's order (the seed's) among equal moves.
@@ -157,8 +154,16 @@ class RaceSearch:
         width = self._beam_width()
         if self.native is not None:
             return by_key[self._compiled(marbles, order, width)]
+        if self.mode == "playout":
+            return by_key[self._playouts(marbles, sums, order)]
         if width:
             return by_key[self._beam(marbles, sums, order, width)]
+        search = {
+            "solo": self._solo_root,
+            "alphabeta": self._negamax_root,
+            "brs": self._brs_root,
+            "forecast": self._forecast_root,
+        }[self.mode]
         best = order[0]
         for depth in range(1, self.max_depth + 1):
             try:
@@ -176,7 +181,7 @@ class RaceSearch:
         if not self.rivals or self.separated(marbles):
             return "solo"
         if len(self.rivals) > 1:
-            return self.multi if self.multi in ("brs", "forecast") else "solo"
+            return self.multi if self.multi in ("brs", "forecast", "playout") else "solo"
         if self.duel == "alphabeta" and self.race_lead:
             rival = self.rivals[0]
             if sums[2 * rival + 1] - sums[2 * self.me + 1] >= self.race_lead:
@@ -217,6 +222,7 @@ class RaceSearch:
             self.rival_weight,
             width,
             self.beam_depth,
+            self.playout_moves,
         )
         self.limits.used += used
         return best
@@ -722,6 +728,95 @@ class RaceSearch:
             best = layer[0][2]
             self.depth_reached = ply + 1
         return best
+
+    # -- playouts: three or more, the rivals racing ------------------------------------------
+    def _playouts(self, marbles: tuple[int, ...], sums: tuple[int, ...], order: list[int]) -> int:
+        """Our ``breadth`` best options by their gain, each played out the same ways.
+
+        With three or more players the board is crowded: the rivals' marbles
+        are the rungs of our ladders and stand in our way, and one move of each
+        rival comes between two of ours. Planning against the worst of them
+        (best-reply) or on one guess of their moves (forecast) misses how the
+        crowd moves; playing the next moves out many times sees it. In a
+        playout every rival plays a move that gains it the most rows (what a
+        racing player plays; which of several, by the playout's random
+        numbers) and we play our best move by the evaluation, for
+        ``playout_moves`` of our moves. An option's score is the sum over its
+        playouts of our value at the end (finishing sooner beats everything).
+        Every option meets the same random numbers in its n-th playout, so the
+        options differ by themselves, not by luck. Round after round of
+        playouts until the nodes or the time run out (listing a seat's moves is
+        a node); a round cut short does not count.
+        """
+        me = self.me
+        candidates = order[: self.breadth]
+        for move in candidates:
+            if self._finishes(self._play(marbles, sums, me, move)[0], me, move):
+                return move
+        totals = [0] * len(candidates)
+        rounds = 0
+        try:
+            while True:
+                scores = [self._playout(marbles, sums, move, rounds) for move in candidates]
+                totals = [total + score for total, score in zip(totals, scores, strict=True)]
+                rounds += 1
+        except OutOfTime:
+            pass
+        self.depth_reached = rounds
+        return candidates[totals.index(max(totals))]
+
+    def _playout(
+        self, marbles: tuple[int, ...], sums: tuple[int, ...], move: int, number: int
+    ) -> int:
+        """Our value after playing ``move`` and then racing on (higher is better)."""
+        me = self.me
+        rng = _Playout(number)
+        marbles, sums = self._play(marbles, sums, me, move)
+        finished: set[int] = set()
+        for ply in range(1, self.playout_moves + 1):
+            for seat in self.after_us:
+                if seat in finished:
+                    continue
+                self.limits.tick()
+                rows = self.to_go[seat]
+                moves = self.targets(marbles, seat)
+                if not moves:
+                    continue
+                gains = [rows[(m >> 9) & _HOLE] - rows[m & _HOLE] for m in moves]
+                most = max(gains)
+                racing = rng.choice([m for m, g in zip(moves, gains, strict=True) if g == most])
+                marbles, sums = self._play(marbles, sums, seat, racing)
+                if self._finishes(marbles, seat, racing):
+                    finished.add(seat)
+            self.limits.tick()
+            moves = self.targets(marbles, me)
+            if not moves:
+                continue
+            top = moves[0] >> 18
+            ours = rng.choice([m for m in moves if m >> 18 == top])
+            marbles, sums = self._play(marbles, sums, me, ours)
+            if self._finishes(marbles, me, ours):
+                return WIN - ply
+        return -self._value(me, sums)
+
+
+class _Playout:
+    """The random numbers of one playout: splitmix64, the same in the compiled core."""
+
+    MASK = (1 << 64) - 1
+
+    def __init__(self, number: int) -> None:
+        self.state = number
+
+    def choice(self, moves: list[int]) -> int:
+        """One of ``moves`` (in their listed order), the first when there is one."""
+        if len(moves) == 1:
+            return moves[0]
+        self.state = (self.state + 0x9E3779B97F4A7C15) & self.MASK
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & self.MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & self.MASK
+        return moves[(z ^ (z >> 31)) % len(moves)]
 
 
 def _ranked(scored: list[tuple[int, int]]) -> tuple[int, list[int]]:
