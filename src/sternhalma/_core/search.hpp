@@ -45,7 +45,7 @@ struct SearchSettings {
     int max_depth = 16;
     bool rivalry = true;
     int likely = 0;
-    int rival_weight = 100;  // two players: the rival's way to go, in percent of ours
+    int rival_weight = 100;  // a rival's way to go, in percent of ours (2: evaluation; 3+: playouts)
     int beam_width = 0;      // > 0: solo and forecast plan with a beam this wide
     int beam_depth = 0;      // and this many plies deep
     int playout_moves = 8;   // playouts: how many moves of ours each lasts
@@ -668,7 +668,9 @@ private:
             play(p, sums, s_.me, ours);
             if (finishes(p, s_.me, ours)) return WIN - ply;
         }
-        return -value(s_.me, sums);
+        std::int64_t nearest = WIN;
+        for (int s : s_.rivals) nearest = std::min(nearest, value(s, sums));
+        return s_.rival_weight * nearest - 100 * value(s_.me, sums);
     }
 
     const RaceTables<W>& t_;

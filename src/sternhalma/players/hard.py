@@ -103,6 +103,9 @@ class HardSettings:
     #: Two players: what the rival's way to go counts in the evaluation, in percent of
     #: ours (100: hindering the rival is worth as much as our own progress).
     rival_weight: int = 100
+    #: Three or more, playouts: what the way to go of the rival nearest to the goal counts
+    #: at the end of a playout, in percent of ours.
+    multi_rival_weight: int = 25
     #: Read the game's history at the root (repetitions, marbles stepping straight back);
     #: False is Hard as it played before, to measure the difference.
     history: bool = True
@@ -245,7 +248,7 @@ def race_search(
         weights=settings.multi_weights if many else settings.weights,
         rivalry=settings.rivalry,
         likely=settings.likely,
-        rival_weight=settings.rival_weight,
+        rival_weight=settings.multi_rival_weight if many else settings.rival_weight,
         race_lead=settings.race_lead,
         beam_depth=settings.beam_depth,
         playout_moves=settings.playout_moves,

@@ -95,8 +95,9 @@ class RaceSearch:
         playout_moves: int = 8,
         compiled: bool = core.COMPILED,
     ) -> None:
-        """``rival_weight``: with two players, what the rival's way to go counts in the
-        evaluation, in percent of ours. ``race_lead``: with two players, the forecast
+        """``rival_weight``: what a rival's way to go counts, in percent of ours: with two
+        players in the evaluation, with more at the end of a playout (the rival
+        nearest to the goal). ``race_lead``: with two players, the forecast
         search (our moves, the rival racing between them) instead of alpha-beta once the
         rival has this many rows more to go than we (0: never). ``beam_depth``: the
         searches over our own moves (solo, forecast) plan this many moves ahead with a
@@ -742,7 +743,10 @@ class RaceSearch:
         racing player plays; which of several, by the playout's random
         numbers) and we play our best move by the evaluation, for
         ``playout_moves`` of our moves. An option's score is the sum over its
-        playouts of our value at the end (finishing sooner beats everything).
+        playouts of how far we are from the goal at the end, less
+        ``rival_weight`` percent of how far the rival nearest to it is (a
+        crowd's fastest racer climbs our ladders too); finishing sooner beats
+        everything.
         Every option meets the same random numbers in its n-th playout, so the
         options differ by themselves, not by luck. Round after round of
         playouts until the nodes or the time run out (listing a seat's moves is
@@ -797,7 +801,8 @@ class RaceSearch:
             marbles, sums = self._play(marbles, sums, me, ours)
             if self._finishes(marbles, me, ours):
                 return WIN - ply
-        return -self._value(me, sums)
+        nearest = min(self._value(seat, sums) for seat in self.rivals)
+        return self.rival_weight * nearest - 100 * self._value(me, sums)
 
 
 class _Playout:
