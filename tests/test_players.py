@@ -21,6 +21,7 @@ from sternhalma.players import (
     make_player,
 )
 from sternhalma.players.base import careful_moves
+from sternhalma.players.hard import HardSettings
 from sternhalma.players.history import repetition_result
 from sternhalma.players.rows import row_gain, row_table
 from sternhalma.position import Move, Position
@@ -405,7 +406,6 @@ def test_best_reply_search_answers_with_the_rivals_likely_moves_beside_ours() ->
     """With three or more players a rival's reply in Hard's search is one of its biggest
     gains (what a racing player would play) that starts or ends beside our marbles."""
     from sternhalma.boards.base import bits
-    from sternhalma.players.hard import HardSettings
     from sternhalma.players.race import RaceSearch, unpack
     from sternhalma.players.search import Limits
 
@@ -537,6 +537,27 @@ def test_hard_plans_on_the_moves_of_a_rival_that_races() -> None:
     assert hard.last is not None and hard.last.mode == "alphabeta"
 
 
+#: classic-3, white to move. White's i8 can jump over blue's i9 now (+2 rows), but i9 is
+#: about to leave: jumping over j9 to k9 is blue's racing move (its only 2-row gain).
+#: White's g8 has a bigger jump, g8-g10-g12 (+4), which nobody can take away.
+CROWD = position("classic-3", "white", white="i8 g8 g9 g11", blue="i9 j9", yellow="m12")
+
+
+def test_in_a_crowd_hard_takes_the_rung_a_racing_rival_is_about_to_take_away() -> None:
+    # Playing the next moves out with the rivals racing, Hard sees that the big jump
+    # will still be there next move and the jump over i9 will not.
+    for seed in range(3):
+        game = Game(CROWD.rules, start=CROWD)
+        hard = HardPlayer(seed, nodes=5_000)
+        move = hard.choose(game)
+        assert hard.last is not None and hard.last.mode == "playout"
+        assert game.rules.format_move(move) == "i8-i10"
+        # Planning as if the rivals stood still, the biggest jump goes first.
+        still = HardSettings(multi="solo", beam_depth=0)
+        blind = HardPlayer(seed, nodes=5_000, settings=still)
+        assert game.rules.format_move(blind.choose(game)) == "g8-g10-g12"
+
+
 # -- Hard's deadline care cannot trap itself ------------------------------------------
 
 #: White's 28th move, one marble at home (l3). Its own marbles stand on every hole just
@@ -576,7 +597,6 @@ def test_hard_moves_its_own_marble_out_of_the_way_and_leaves_home_in_time() -> N
 
 
 def test_hard_begins_the_care_at_once_when_a_marble_at_home_is_shut_in() -> None:
-    from sternhalma.players.hard import HardSettings
 
     game = Game(TRAP.rules, start=TRAP, moves_made=(10, 10))
     assert TRAP.rules.deadline is not None
@@ -591,7 +611,6 @@ def test_far_ahead_hard_plans_on_the_rivals_racing_moves() -> None:
     between them (the rival's biggest gain in rows, as Medium plays; a rival with several
     such moves stays where it is); otherwise alpha-beta, where the rival may block."""
     from sternhalma.players.evaluate import race_evaluation
-    from sternhalma.players.hard import HardSettings
     from sternhalma.players.race import RaceSearch
     from sternhalma.players.search import Limits
 
@@ -630,7 +649,7 @@ def test_far_ahead_hard_plans_on_the_rivals_racing_moves() -> None:
 def test_racing_alone_the_beam_finishes_sooner_than_the_depth_first_search() -> None:
     """Racing alone from the start (the crossing puzzle, 27 moves at best), the beam's
     plans finish in fewer moves than depth-first search on the same nodes a move."""
-    from sternhalma.players.hard import HardSettings, race_search
+    from sternhalma.players.hard import race_search
     from sternhalma.players.search import Limits
 
     rules = find_variant("classic-2")

@@ -87,7 +87,7 @@ class HardSettings:
     #: Three or more in contact: "brs" (best-reply search), "forecast" (our moves, the
     #: rivals' forecast between them), "playout" (our best options, each played out many
     #: times with the rivals racing) or "solo".
-    multi: str = "brs"
+    multi: str = "playout"
     #: Playouts: how many moves of ours each lasts.
     playout_moves: int = 8
     #: Chains kept at inner nodes (capture).
