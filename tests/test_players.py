@@ -558,6 +558,16 @@ def test_in_a_crowd_hard_takes_the_rung_a_racing_rival_is_about_to_take_away() -
         assert game.rules.format_move(blind.choose(game)) == "g8-g10-g12"
 
 
+def test_in_pairs_the_playouts_hinder_only_the_other_team() -> None:
+    from sternhalma.players.race import RaceSearch
+    from sternhalma.players.search import Limits
+
+    rules = find_variant("pairs-4")  # white and black against red and yellow
+    assert isinstance(rules, RaceRules)
+    search = RaceSearch(rules, rules.seat_of("white"), range(4), Limits.of(100, None))
+    assert sorted(rules.seats[s] for s in search.opponents) == ["red", "yellow"]
+
+
 # -- Hard's deadline care cannot trap itself ------------------------------------------
 
 #: White's 28th move, one marble at home (l3). Its own marbles stand on every hole just

@@ -30,6 +30,7 @@ class RaceCore:
         marbles: Sequence[int],
         me: int,
         rivals: Sequence[int],
+        opponents: Sequence[int],
         mode: int,
         order: Sequence[int],
         nodes: int,

@@ -210,7 +210,7 @@ public:
                           last_reply)) {}
     // Hard's search (players/race.py): (best packed move, deepest depth finished, nodes).
     nb::tuple search(const Evaluation& evaluation, nb::sequence marbles, int me,
-                     std::vector<int> rivals, int mode, std::vector<std::int64_t> order,
+                     std::vector<int> rivals, std::vector<int> opponents, int mode, std::vector<std::int64_t> order,
                      std::uint64_t nodes, double seconds, int breadth, int reply_breadth,
                      int max_depth, bool rivalry, int likely, int rival_weight, int beam_width,
                      int beam_depth, int playout_moves) const {
@@ -218,6 +218,7 @@ public:
         SearchSettings settings;
         settings.me = me;
         settings.rivals = std::move(rivals);
+        settings.opponents = std::move(opponents);
         settings.mode = mode;
         settings.breadth = std::max(breadth, 1);
         settings.reply_breadth = std::max(reply_breadth, 1);
@@ -269,7 +270,7 @@ NB_MODULE(_native, m) {
              nb::arg("long_jumps"), nb::arg("near"), nb::arg("anti_blocking"),
              nb::arg("last_reply"))
         .def("search", &RaceCore::search, nb::arg("evaluation"), nb::arg("marbles"), nb::arg("me"),
-             nb::arg("rivals"), nb::arg("mode"), nb::arg("order"), nb::arg("nodes"),
+             nb::arg("rivals"), nb::arg("opponents"), nb::arg("mode"), nb::arg("order"), nb::arg("nodes"),
              nb::arg("seconds"), nb::arg("breadth"), nb::arg("reply_breadth"),
              nb::arg("max_depth"), nb::arg("rivalry"), nb::arg("likely"),
              nb::arg("rival_weight"), nb::arg("beam_width") = 0, nb::arg("beam_depth") = 0,

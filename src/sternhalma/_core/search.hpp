@@ -39,6 +39,7 @@ struct Evaluation {
 struct SearchSettings {
     int me = 0;
     std::vector<int> rivals;
+    std::vector<int> opponents;  // the rivals not on our team
     int mode = 0;  // 0 solo, 1 alpha-beta, 2 best-reply, 3 forecast, 4 playouts
     int breadth = 10;
     int reply_breadth = 3;
@@ -668,8 +669,11 @@ private:
             play(p, sums, s_.me, ours);
             if (finishes(p, s_.me, ours)) return WIN - ply;
         }
-        std::int64_t nearest = WIN;
-        for (int s : s_.rivals) nearest = std::min(nearest, value(s, sums));
+        std::int64_t nearest = 0;
+        for (std::size_t i = 0; i < s_.opponents.size(); ++i) {
+            const std::int64_t v = value(s_.opponents[i], sums);
+            nearest = i == 0 ? v : std::min(nearest, v);
+        }
         return s_.rival_weight * nearest - 100 * value(s_.me, sums);
     }
 

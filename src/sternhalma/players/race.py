@@ -1,14 +1,21 @@
 """Hard's search for the race games (every star race variant and Halma).
 
-Four searches over the same evaluation (evaluate.py), chosen by the
+Five searches over the same evaluation (evaluate.py), chosen by the
 position:
 
 - **alpha-beta** (two players in contact): negamax with iterative
   deepening, a transposition table and moves ordered by their gain.
-- **best-reply** (three or more in contact): our moves alternate with the
-  single strongest reply of any rival (Schadd & Winands' best-reply search,
-  the published winner over max-n and paranoid in Chinese checkers), the
-  replies taken from the rivals' likely moves that come near ours.
+- **playouts** (three or more in contact): our most promising options,
+  each played out many times for a few moves, the rivals racing (a move
+  that gains the most rows, as RULES.md's Medium plays, which one of several
+  by chance) and we playing our best move by the evaluation. A crowd's
+  marbles are rungs and obstacles that move between our moves; playing the
+  moves out sees which options still pay after the others have moved.
+- **best-reply** (three or more, the measured baseline): our moves
+  alternate with the single strongest reply of any rival (Schadd &
+  Winands' best-reply search, the published winner over max-n and paranoid
+  in Chinese checkers), the replies taken from the rivals' likely moves
+  that come near ours.
 - **forecast** (two players, once we lead by far): our moves only, but
   before each of them the rival plays the move a racing player plays, its
   biggest gain in rows (RULES.md's Medium), so the search plans on the
@@ -108,6 +115,9 @@ class RaceSearch:
         self.native = core.native_race_core(rules) if compiled else None
         self.me = seat
         self.rivals = tuple(s for s in in_play if s != seat)
+        partners = next((team for team in rules.teams if seat in team), (seat,))
+        #: The rivals not on our team (pairs variants: a partner's progress is ours too).
+        self.opponents = tuple(s for s in self.rivals if s not in partners)
         #: The rivals in the order they move after us.
         self.after_us = tuple(sorted(self.rivals, key=lambda s: (s - seat) % len(rules.seats)))
         self.limits = limits
@@ -211,6 +221,7 @@ class RaceSearch:
             marbles,
             self.me,
             list(self.rivals),
+            list(self.opponents),
             _MODES[self.mode],
             order,
             max(self.limits.nodes - self.limits.used, 1),
@@ -744,9 +755,9 @@ class RaceSearch:
         numbers) and we play our best move by the evaluation, for
         ``playout_moves`` of our moves. An option's score is the sum over its
         playouts of how far we are from the goal at the end, less
-        ``rival_weight`` percent of how far the rival nearest to it is (a
-        crowd's fastest racer climbs our ladders too); finishing sooner beats
-        everything.
+        ``rival_weight`` percent of how far the opponent nearest to it is (a
+        crowd's fastest racer climbs our ladders too; a partner is not hindered);
+        finishing sooner beats everything.
         Every option meets the same random numbers in its n-th playout, so the
         options differ by themselves, not by luck. Round after round of
         playouts until the nodes or the time run out (listing a seat's moves is
@@ -801,7 +812,7 @@ class RaceSearch:
             marbles, sums = self._play(marbles, sums, me, ours)
             if self._finishes(marbles, me, ours):
                 return WIN - ply
-        nearest = min(self._value(seat, sums) for seat in self.rivals)
+        nearest = min((self._value(seat, sums) for seat in self.opponents), default=0)
         return self.rival_weight * nearest - 100 * self._value(me, sums)
 
 
