@@ -145,7 +145,7 @@ def test_bad_bitboards_get_clear_errors() -> None:
         {"duel": "forecast", "multi": "forecast", "beam_depth": 6},
         {"duel": "solo", "multi": "solo", "beam_depth": 9},
         {"multi": "playout"},
-        {"multi": "playout", "playout_moves": 3, "breadth": 4, "rival_weight": 25},
+        {"multi": "playout", "playout_moves": 3, "playout_options": 4, "rival_weight": 25},
     ],
 )
 def test_hards_search_chooses_the_same_move_on_either_core(

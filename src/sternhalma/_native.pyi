@@ -44,4 +44,5 @@ class RaceCore:
         beam_width: int = 0,
         beam_depth: int = 0,
         playout_moves: int = 8,
+        playout_options: int = 8,
     ) -> tuple[int, int, int]: ...

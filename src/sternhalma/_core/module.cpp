@@ -210,10 +210,11 @@ public:
                           last_reply)) {}
     // Hard's search (players/race.py): (best packed move, deepest depth finished, nodes).
     nb::tuple search(const Evaluation& evaluation, nb::sequence marbles, int me,
-                     std::vector<int> rivals, std::vector<int> opponents, int mode, std::vector<std::int64_t> order,
-                     std::uint64_t nodes, double seconds, int breadth, int reply_breadth,
-                     int max_depth, bool rivalry, int likely, int rival_weight, int beam_width,
-                     int beam_depth, int playout_moves) const {
+                     std::vector<int> rivals, std::vector<int> opponents, int mode,
+                     std::vector<std::int64_t> order, std::uint64_t nodes, double seconds,
+                     int breadth, int reply_breadth, int max_depth, bool rivalry, int likely,
+                     int rival_weight, int beam_width, int beam_depth, int playout_moves,
+                     int playout_options) const {
         if (mode < 0 || mode > 4) throw nb::value_error("mode is 0 (solo), 1, 2, 3 or 4");
         SearchSettings settings;
         settings.me = me;
@@ -229,6 +230,7 @@ public:
         settings.beam_width = std::max(beam_width, 0);
         settings.beam_depth = std::max(beam_depth, 0);
         settings.playout_moves = std::max(playout_moves, 1);
+        settings.playout_options = std::max(playout_options, 1);
         settings.nodes = std::max<std::uint64_t>(nodes, 1);
         settings.seconds = seconds;
         settings.interrupted = &signal_raised;
@@ -274,7 +276,7 @@ NB_MODULE(_native, m) {
              nb::arg("seconds"), nb::arg("breadth"), nb::arg("reply_breadth"),
              nb::arg("max_depth"), nb::arg("rivalry"), nb::arg("likely"),
              nb::arg("rival_weight"), nb::arg("beam_width") = 0, nb::arg("beam_depth") = 0,
-             nb::arg("playout_moves") = 8)
+             nb::arg("playout_moves") = 8, nb::arg("playout_options") = 8)
         .def("moves", &RaceCore::moves, nb::arg("marbles"), nb::arg("seat"))
         .def("apply", &RaceCore::apply, nb::arg("marbles"), nb::arg("seat"), nb::arg("start"),
              nb::arg("end"));

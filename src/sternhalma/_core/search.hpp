@@ -50,6 +50,7 @@ struct SearchSettings {
     int beam_width = 0;      // > 0: solo and forecast plan with a beam this wide
     int beam_depth = 0;      // and this many plies deep
     int playout_moves = 8;   // playouts: how many moves of ours each lasts
+    int playout_options = 8;  // and how many of our options are played out
     std::uint64_t nodes = 1;
     double seconds = -1;  // < 0: no clock
     // Asked every 1,024 nodes whether to stop now (a signal came: the job was given up);
@@ -610,7 +611,8 @@ private:
 
     std::int64_t playouts(const Pos& p, const Sums& sums, const std::vector<std::int64_t>& order,
                           int& rounds) {
-        const std::size_t n = std::min(order.size(), static_cast<std::size_t>(s_.breadth));
+        const std::size_t n =
+            std::min(order.size(), static_cast<std::size_t>(s_.playout_options));
         const std::vector<std::int64_t> candidates(order.begin(),
                                                    order.begin() + static_cast<std::ptrdiff_t>(n));
         for (std::int64_t move : candidates) {

@@ -88,8 +88,10 @@ class HardSettings:
     #: rivals' forecast between them), "playout" (our best options, each played out many
     #: times with the rivals racing) or "solo".
     multi: str = "playout"
-    #: Playouts: how many moves of ours each lasts.
+    #: Playouts: how many moves of ours each lasts, and how many of our options (those of
+    #: biggest gain) are played out.
     playout_moves: int = 8
+    playout_options: int = 8
     #: Chains kept at inner nodes (capture).
     capture_breadth: int = 8
     #: The race evaluation's weights with two players, and with three or more.
@@ -252,6 +254,7 @@ def race_search(
         race_lead=settings.race_lead,
         beam_depth=settings.beam_depth,
         playout_moves=settings.playout_moves,
+        playout_options=settings.playout_options,
     )
 
 

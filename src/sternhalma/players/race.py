@@ -100,6 +100,7 @@ class RaceSearch:
         race_lead: int = 0,
         beam_depth: int = 0,
         playout_moves: int = 8,
+        playout_options: int = 8,
         compiled: bool = core.COMPILED,
     ) -> None:
         """``rival_weight``: what a rival's way to go counts, in percent of ours: with two
@@ -109,7 +110,9 @@ class RaceSearch:
         rival has this many rows more to go than we (0: never). ``beam_depth``: the
         searches over our own moves (solo, forecast) plan this many moves ahead with a
         beam as wide as the node allowance allows (0: depth-first, like the others).
-        ``playout_moves``: how many moves of ours a playout lasts (multi="playout").
+        ``playout_moves``: how many moves of ours a playout lasts, and
+        ``playout_options``: how many of our options (those of biggest gain) are played
+        out (multi="playout").
         ``compiled``: search with the compiled core (the same search, node for node)."""
         self.rules = rules
         self.native = core.native_race_core(rules) if compiled else None
@@ -132,6 +135,7 @@ class RaceSearch:
         self.race_lead = race_lead
         self.beam_depth = beam_depth
         self.playout_moves = max(1, playout_moves)
+        self.playout_options = max(1, playout_options)
         self.evaluation = race_evaluation(rules, weights)
         self.costs = self.evaluation.costs
         self.to_go = self.evaluation.to_go
@@ -235,6 +239,7 @@ class RaceSearch:
             width,
             self.beam_depth,
             self.playout_moves,
+            self.playout_options,
         )
         self.limits.used += used
         return best
@@ -743,7 +748,7 @@ class RaceSearch:
 
     # -- playouts: three or more, the rivals racing ------------------------------------------
     def _playouts(self, marbles: tuple[int, ...], sums: tuple[int, ...], order: list[int]) -> int:
-        """Our ``breadth`` best options by their gain, each played out the same ways.
+        """Our ``playout_options`` best options by their gain, each played out alike.
 
         With three or more players the board is crowded: the rivals' marbles
         are the rungs of our ladders and stand in our way, and one move of each
@@ -764,7 +769,7 @@ class RaceSearch:
         a node); a round cut short does not count.
         """
         me = self.me
-        candidates = order[: self.breadth]
+        candidates = order[: self.playout_options]
         for move in candidates:
             if self._finishes(self._play(marbles, sums, me, move)[0], me, move):
                 return move
