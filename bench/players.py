@@ -161,7 +161,8 @@ def run(name: str, args: argparse.Namespace) -> None:
             nodes[info.mode].append(info.nodes)
     for mode in sorted(depths):
         print(
-            f"   player 1 {mode}: {len(depths[mode])} searches, depth mean "
+            f"   player 1 {mode}: {len(depths[mode])} searches, "
+            f"{'rounds' if mode == 'playout' else 'depth'} mean "
             f"{statistics.fmean(depths[mode]):.1f}, nodes median {statistics.median(nodes[mode]):.0f}"
         )
 

@@ -272,8 +272,8 @@ NB_MODULE(_native, m) {
              nb::arg("long_jumps"), nb::arg("near"), nb::arg("anti_blocking"),
              nb::arg("last_reply"))
         .def("search", &RaceCore::search, nb::arg("evaluation"), nb::arg("marbles"), nb::arg("me"),
-             nb::arg("rivals"), nb::arg("opponents"), nb::arg("mode"), nb::arg("order"), nb::arg("nodes"),
-             nb::arg("seconds"), nb::arg("breadth"), nb::arg("reply_breadth"),
+             nb::arg("rivals"), nb::arg("opponents"), nb::arg("mode"), nb::arg("order"),
+             nb::arg("nodes"), nb::arg("seconds"), nb::arg("breadth"), nb::arg("reply_breadth"),
              nb::arg("max_depth"), nb::arg("rivalry"), nb::arg("likely"),
              nb::arg("rival_weight"), nb::arg("beam_width") = 0, nb::arg("beam_depth") = 0,
              nb::arg("playout_moves") = 8, nb::arg("playout_options") = 8)

@@ -46,7 +46,7 @@ struct SearchSettings {
     int max_depth = 16;
     bool rivalry = true;
     int likely = 0;
-    int rival_weight = 100;  // a rival's way to go, in percent of ours (2: evaluation; 3+: playouts)
+    int rival_weight = 100;  // a rival's way to go in percent of ours (evaluation, playouts)
     int beam_width = 0;      // > 0: solo and forecast plan with a beam this wide
     int beam_depth = 0;      // and this many plies deep
     int playout_moves = 8;   // playouts: how many moves of ours each lasts
@@ -624,7 +624,8 @@ private:
         std::vector<std::int64_t> totals(n, 0), scores(n, 0);
         try {
             for (;;) {
-                for (std::size_t i = 0; i < n; ++i) scores[i] = playout(p, sums, candidates[i], rounds);
+                for (std::size_t i = 0; i < n; ++i)
+                    scores[i] = playout(p, sums, candidates[i], rounds);
                 for (std::size_t i = 0; i < n; ++i) totals[i] += scores[i];
                 ++rounds;
             }

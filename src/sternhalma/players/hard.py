@@ -118,7 +118,8 @@ class HardSettings:
 
 @dataclass(frozen=True)
 class SearchInfo:
-    """What the last search did, for benchmarks: its kind, depth and nodes."""
+    """What the last search did, for benchmarks: its kind, depth (for playouts: whole
+    rounds) and nodes."""
 
     mode: str
     depth: int

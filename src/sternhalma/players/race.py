@@ -758,12 +758,11 @@ class RaceSearch:
         playout every rival plays a move that gains it the most rows (what a
         racing player plays; which of several, by the playout's random
         numbers) and we play our best move by the evaluation, for
-        ``playout_moves`` of our moves. An option's score is the sum over its
-        playouts of how far we are from the goal at the end, less
-        ``rival_weight`` percent of how far the opponent nearest to it is (a
-        crowd's fastest racer climbs our ladders too; a partner is not hindered);
-        finishing sooner beats everything.
-        Every option meets the same random numbers in its n-th playout, so the
+        ``playout_moves`` of our moves. A playout scores how far the opponent
+        nearest to its goal still is, at ``rival_weight`` percent (a crowd's
+        fastest racer climbs our ladders too; a partner is not hindered), less
+        how far we still are; one that finishes scores more, the sooner the
+        more. An option's score is the sum over its playouts. Every option meets the same random numbers in its n-th playout, so the
         options differ by themselves, not by luck. Round after round of
         playouts until the nodes or the time run out (listing a seat's moves is
         a node); a round cut short does not count.
