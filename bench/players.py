@@ -80,7 +80,10 @@ def settings_from(pairs: list[str]) -> HardSettings | None:
             raise SystemExit(f"unknown setting {key!r}; settings: {', '.join(names)}")
         default = getattr(holder, field)
         parsed = value.lower() in ("1", "true", "yes") if isinstance(default, bool) else value
-        changed = dataclasses.replace(holder, **{field: type(default)(parsed)})
+        try:
+            changed = dataclasses.replace(holder, **{field: type(default)(parsed)})
+        except ValueError as error:
+            raise SystemExit(f"bad setting {key!r}: {error}") from None
         settings = dataclasses.replace(settings, **{target: changed}) if target else changed
     return settings
 

@@ -557,6 +557,13 @@ def test_in_a_crowd_hard_takes_the_rung_a_racing_rival_is_about_to_take_away() -
         assert game.rules.format_move(move) == "i8-i10-i12"
 
 
+def test_a_search_that_does_not_exist_is_refused() -> None:
+    with pytest.raises(ValueError, match="multi is one of playout, brs"):
+        HardSettings(multi="best-reply")
+    with pytest.raises(ValueError, match="duel is one of alphabeta"):
+        HardSettings(duel="brs")
+
+
 def test_in_pairs_the_playouts_hinder_only_the_other_team() -> None:
     from sternhalma.players.race import RaceSearch
     from sternhalma.players.search import Limits

@@ -39,6 +39,11 @@ SEARCH_SHARE = 0.9
 NEVER_OUT = 1000
 
 
+#: The searches the settings may name, with two players and with three or more.
+DUELS = ("alphabeta", "forecast", "solo")
+MULTIS = ("playout", "brs", "forecast", "solo")
+
+
 @dataclass(frozen=True)
 class HardSettings:
     """How Hard searches; the defaults are what the benchmarks chose (bench/players.py)."""
@@ -114,6 +119,13 @@ class HardSettings:
     #: Plan the way out of home past rivals' marbles (False: only RULES.md §5's care, begun
     #: as early as the steps the marbles at home need, as Hard did before).
     way_out: bool = True
+
+    def __post_init__(self) -> None:
+        """A search that does not exist is a mistake, not a quiet fall back to another."""
+        if self.duel not in DUELS:
+            raise ValueError(f"duel is one of {', '.join(DUELS)}, not {self.duel!r}")
+        if self.multi not in MULTIS:
+            raise ValueError(f"multi is one of {', '.join(MULTIS)}, not {self.multi!r}")
 
 
 @dataclass(frozen=True)
