@@ -472,6 +472,8 @@ def test_a_server_restart_mid_game_loses_nothing(
             asked = time.monotonic()
             process.stop()
             expect(status(ayse)).to_have_text("Connection lost, reconnecting…")
+            # Nothing can be played meanwhile: the move would be lost.
+            expect(ayse.locator(".hole.movable")).to_have_count(0)
             down = time.monotonic()
             time.sleep(2)  # the server stays down a while: nobody's clock runs meanwhile
             process.start()

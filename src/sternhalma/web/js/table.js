@@ -109,7 +109,14 @@ export async function showTable(root, id, navigate) {
       drain();
     },
     (status) => {
-      connection = status;
+      // Open again is not yet up to date: the table may have moved on meanwhile. Until
+      // the welcome brings it as it is, the board takes no moves (they would be lost).
+      if (status !== "closed") return;
+      connection = "closed";
+      if (state && viewing === null) {
+        clearSelection();
+        drawBoard(); // no marble lit while nothing can be played
+      }
       renderStatus();
     },
   );
@@ -127,6 +134,7 @@ export async function showTable(root, id, navigate) {
   async function handle(message) {
     switch (message.type) {
       case "welcome": {
+        connection = "open";
         mySeats = message.seats;
         const away = state && message.missed ? message.missed.filter((e) => e.event.kind === "move" && e.v > state.v).length : 0;
         setState(message.state);
@@ -246,7 +254,9 @@ export async function showTable(root, id, navigate) {
   }
 
   function controllable() {
-    return state && !state.over && viewing === null && !pending && isMine(state.turn) && state.legal.length > 0;
+    return (
+      state && connection === "open" && !state.over && viewing === null && !pending && isMine(state.turn) && state.legal.length > 0
+    );
   }
 
   function orient() {
