@@ -22,7 +22,7 @@ from sternhalma.players import (
 )
 from sternhalma.players.base import careful_moves
 from sternhalma.players.hard import HardSettings
-from sternhalma.players.history import repetition_result
+from sternhalma.players.history import races, repetition_result
 from sternhalma.players.rows import row_gain, row_table
 from sternhalma.position import Move, Position
 from sternhalma.rules import VARIANTS, find_variant
@@ -502,8 +502,6 @@ def test_hard_does_not_step_straight_back_while_a_move_gains_a_row() -> None:
 
 
 def test_hard_reads_whether_its_rival_has_been_racing() -> None:
-    from sternhalma.players.history import races
-
     game = Game("classic-2")
     medium, easy = MediumPlayer(3), EasyPlayer(4)
     for _ in range(5):  # white plays anything, black races (the biggest gain in rows)
@@ -613,7 +611,6 @@ def test_hard_moves_its_own_marble_out_of_the_way_and_leaves_home_in_time() -> N
 
 
 def test_hard_begins_the_care_at_once_when_a_marble_at_home_is_shut_in() -> None:
-
     game = Game(TRAP.rules, start=TRAP, moves_made=(10, 10))
     assert TRAP.rules.deadline is not None
     assert HardPlayer(0).deadline_margin(game, 0) > TRAP.rules.deadline

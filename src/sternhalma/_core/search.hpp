@@ -485,20 +485,24 @@ private:
     void rivals_move(Pos& p, Sums& sums) {
         for (int seat : after_us_) {
             tick();
-            std::int64_t best = 0, most = -WIN;
-            int ties = 0;
-            for (std::int64_t move : targets(p, seat)) {
-                const std::int64_t gain = rows(seat, move_start(move)) - rows(seat, move_end(move));
-                if (gain > most) {
-                    best = move;
-                    most = gain;
-                    ties = 1;
-                } else if (gain == most) {
-                    ++ties;
-                }
-            }
-            if (ties == 1) play(p, sums, seat, best);
+            const std::vector<std::int64_t> racing = racing_moves(p, seat);
+            if (racing.size() == 1) play(p, sums, seat, racing.front());
         }
+    }
+
+    // ``seat``'s moves that gain it the most rows, in listed order (a racing player's choice).
+    std::vector<std::int64_t> racing_moves(const Pos& p, int seat) const {
+        std::vector<std::int64_t> racing;
+        std::int64_t most = -WIN;
+        for (std::int64_t move : targets(p, seat)) {
+            const std::int64_t gain = rows(seat, move_start(move)) - rows(seat, move_end(move));
+            if (gain > most) {
+                most = gain;
+                racing.clear();
+            }
+            if (gain == most) racing.push_back(move);
+        }
+        return racing;
     }
 
     // The board after the rivals' forecast moves (listed once per board).
@@ -644,21 +648,11 @@ private:
             for (int seat : after_us_) {
                 if (finished[static_cast<std::size_t>(seat)]) continue;
                 tick();
-                const std::vector<std::int64_t> moves = targets(p, seat);
-                if (moves.empty()) continue;
-                std::int64_t most = -WIN;
-                ties.clear();
-                for (std::int64_t m : moves) {
-                    const std::int64_t gain = rows(seat, move_start(m)) - rows(seat, move_end(m));
-                    if (gain > most) {
-                        most = gain;
-                        ties.clear();
-                    }
-                    if (gain == most) ties.push_back(m);
-                }
-                const std::int64_t racing = rng.choice(ties);
-                play(p, sums, seat, racing);
-                if (finishes(p, seat, racing)) finished[static_cast<std::size_t>(seat)] = true;
+                const std::vector<std::int64_t> racing = racing_moves(p, seat);
+                if (racing.empty()) continue;
+                const std::int64_t theirs = rng.choice(racing);
+                play(p, sums, seat, theirs);
+                if (finishes(p, seat, theirs)) finished[static_cast<std::size_t>(seat)] = true;
             }
             tick();
             const std::vector<std::int64_t> moves = targets(p, s_.me);

@@ -653,17 +653,20 @@ class RaceSearch:
         counts as one."""
         for seat in self.after_us:
             self.limits.tick()
-            rows = self.to_go[seat]
-            best, most, ties = 0, -WIN, 0
-            for move in self.targets(marbles, seat):
-                gain = rows[(move >> 9) & _HOLE] - rows[move & _HOLE]
-                if gain > most:
-                    best, most, ties = move, gain, 1
-                elif gain == most:
-                    ties += 1
-            if ties == 1:
-                marbles, sums = self._play(marbles, sums, seat, best)
+            racing = self._racing_moves(marbles, seat)
+            if len(racing) == 1:
+                marbles, sums = self._play(marbles, sums, seat, racing[0])
         return marbles, sums
+
+    def _racing_moves(self, marbles: tuple[int, ...], seat: int) -> list[int]:
+        """``seat``'s moves that gain it the most rows, in listed order: what a racing
+        player (RULES.md's Medium) chooses among; the forecast and the playouts
+        foresee a rival by them."""
+        rows = self.to_go[seat]
+        moves = self.targets(marbles, seat)
+        gains = [rows[(m >> 9) & _HOLE] - rows[m & _HOLE] for m in moves]
+        most = max(gains, default=0)
+        return [m for m, gain in zip(moves, gains, strict=True) if gain == most]
 
     def _forecast_board(
         self, marbles: tuple[int, ...], sums: tuple[int, ...]
@@ -762,10 +765,11 @@ class RaceSearch:
         nearest to its goal still is, at ``rival_weight`` percent (a crowd's
         fastest racer climbs our ladders too; a partner is not hindered), less
         how far we still are; one that finishes scores more, the sooner the
-        more. An option's score is the sum over its playouts. Every option meets the same random numbers in its n-th playout, so the
-        options differ by themselves, not by luck. Round after round of
-        playouts until the nodes or the time run out (listing a seat's moves is
-        a node); a round cut short does not count.
+        more. An option's score is the sum over its playouts. Every option
+        meets the same random numbers in its n-th playout, so the options
+        differ by themselves, not by luck. Round after round of playouts until
+        the nodes or the time run out (listing a seat's moves is a node); a
+        round cut short does not count.
         """
         me = self.me
         candidates = order[: self.playout_options]
@@ -797,15 +801,12 @@ class RaceSearch:
                 if seat in finished:
                     continue
                 self.limits.tick()
-                rows = self.to_go[seat]
-                moves = self.targets(marbles, seat)
-                if not moves:
+                racing = self._racing_moves(marbles, seat)
+                if not racing:
                     continue
-                gains = [rows[(m >> 9) & _HOLE] - rows[m & _HOLE] for m in moves]
-                most = max(gains)
-                racing = rng.choice([m for m, g in zip(moves, gains, strict=True) if g == most])
-                marbles, sums = self._play(marbles, sums, seat, racing)
-                if self._finishes(marbles, seat, racing):
+                theirs = rng.choice(racing)
+                marbles, sums = self._play(marbles, sums, seat, theirs)
+                if self._finishes(marbles, seat, theirs):
                     finished.add(seat)
             self.limits.tick()
             moves = self.targets(marbles, me)
