@@ -14,14 +14,14 @@ from starlette.types import ASGIApp
 
 from sternhalma.position import Position
 from sternhalma.rules import find_variant
-from sternhalma.server.store import Store, database_url
+from sternhalma.server.storage.store import Store, database_url
 
 T = TypeVar("T")
 
 
 class Client(TestClient):
     """Starlette's test client under the name ``localhost``: the server refuses names
-    it does not answer to (server/guard.py), and the client's own ``testserver`` is one."""
+    it does not answer to (server/web/guard.py), and the client's own ``testserver`` is one."""
 
     def __init__(self, app: ASGIApp) -> None:
         super().__init__(app, base_url="http://localhost")

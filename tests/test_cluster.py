@@ -29,8 +29,8 @@ from services import (
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from sternhalma.server.store import Store, StoredTable
-from sternhalma.server.tables import Tables
+from sternhalma.server.storage.store import Store, StoredTable
+from sternhalma.server.tables.service import Tables
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -266,7 +266,8 @@ def test_a_copy_read_while_another_process_moves_shows_the_move(tmp_path: Path) 
         try:
             a = Tables(store, thinking=None)  # type: ignore[arg-type]
             b = Tables(store, thinking=None)  # type: ignore[arg-type]
-            table, token, _ = await a.create("classic-2", [{"kind": "person"}] * 2)
+            live, token, _ = await a.commands.create("classic-2", [{"kind": "person"}] * 2)
+            table = live.table
             announced: list[dict[str, Any]] = []
             a.bus.subscribe(table.id, announced.append)
 
@@ -275,11 +276,11 @@ def test_a_copy_read_while_another_process_moves_shows_the_move(tmp_path: Path) 
                 path = tuple(table.rules.board.names[hole] for hole in move)
                 seat = table.game.turn
                 assert seat is not None
-                await a.move(table, token, seat, path, confirm=True, version=None)
-                b._observe(table.id, announced[-1], "process a")
+                await a.commands.move(live, token, seat, path, confirm=True, version=None)
+                b.following.observe(table.id, announced[-1], "process a")
 
             await a_moves()
-            assert b._heard == {} and table.id not in b.tables
+            assert b.copies.heard == {} and table.id not in b.copies.live
 
             before = await store.load(table.id)
 
@@ -295,11 +296,11 @@ def test_a_copy_read_while_another_process_moves_shows_the_move(tmp_path: Path) 
                         return before
                     return await store.load(table_id)
 
-            b.store = ReadBeganEarlier()  # type: ignore[assignment]
-            copy = await b.get(table.id)
+            b.copies.store = ReadBeganEarlier()  # type: ignore[assignment]
+            copy = (await b.copies.get(table.id)).table
             assert copy.version == table.version == 2
             assert copy.moves_played() == table.moves_played()
-            assert b._heard == {}
+            assert b.copies.heard == {}
         finally:
             await store.close()
 

@@ -1,6 +1,6 @@
 """The computer's jobs at the server: hints bounded and dropped, moves first, the clock kept.
 
-The app runs with one real thinking process (server/thinking.py ``Pool``), as a
+The app runs with one real thinking process (server/thinking/ ``Pool``), as a
 small machine would, or with the job queue on a real Redis and no worker at all.
 In ``endless`` apps Hard's search is fixed at more nodes than it could search in
 a test's time, so a hint runs until it is cancelled or taken over: what happens
@@ -23,8 +23,8 @@ from helpers import Client
 from services import Redis
 from test_server import PERSON, Socket, connect, event_of, first_legal, new_table, receive_until
 
-from sternhalma.server.app import Settings, create_app
 from sternhalma.server.thinking import Pool
+from sternhalma.server.web.app import Settings, create_app
 
 HARD = {"kind": "computer", "level": "hard"}
 EASY = {"kind": "computer", "level": "easy"}
@@ -57,7 +57,7 @@ def endless(tmp_path: Path) -> Iterator[TestClient]:
 
 
 def pool(client: TestClient) -> Pool:
-    thinking = client.app.state.tables.thinking  # type: ignore[attr-defined]
+    thinking = client.app.state.tables.computer.thinking  # type: ignore[attr-defined]
     assert isinstance(thinking, Pool)
     return thinking
 

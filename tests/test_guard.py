@@ -14,9 +14,9 @@ from helpers import Client
 from starlette.websockets import WebSocketDisconnect
 from test_server import Socket
 
-from sternhalma.server.app import Settings, create_app
-from sternhalma.server.guard import SECURITY_HEADERS, host_allowed, host_names
-from sternhalma.server.store import database_url
+from sternhalma.server.storage.store import database_url
+from sternhalma.server.web.app import Settings, create_app
+from sternhalma.server.web.guard import SECURITY_HEADERS, host_allowed, host_names
 
 JSON = {"content-type": "application/json"}
 ONLINE = {"kind": "online"}

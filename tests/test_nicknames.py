@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sternhalma.server.nicknames import nickname_key, prototypes, skeleton
+from sternhalma.server.storage.nicknames import nickname_key, prototypes, skeleton
 
 
 @pytest.mark.parametrize(

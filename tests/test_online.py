@@ -25,10 +25,10 @@ from test_server import EASY, PERSON, Socket, event_of, receive_until
 
 from sternhalma.rating import Rating, rate_game
 from sternhalma.records import read_record
-from sternhalma.server.app import Settings, create_app
-from sternhalma.server.connection import AddressLimits, Limits
-from sternhalma.server.identities import IdentityRules
-from sternhalma.server.store import Base, DatabaseSchemaError, database_url
+from sternhalma.server.storage.identities import IdentityRules
+from sternhalma.server.storage.store import Base, DatabaseSchemaError, database_url
+from sternhalma.server.web.app import Settings, create_app
+from sternhalma.server.web.connection import AddressLimits, Limits
 
 ONLINE = {"kind": "online"}
 
@@ -626,7 +626,7 @@ def test_a_broken_stored_table_is_left_out_and_the_others_go_on(
             listed = [t["id"] for t in response.json()["tables"]]
             assert kept["id"] in listed
             assert not {t["id"] for t in broken} & set(listed)
-        client.portal.call(client.app.state.tables.sweep)  # type: ignore[union-attr,attr-defined]
+        client.portal.call(client.app.state.tables.following.sweep)  # type: ignore[union-attr,attr-defined]
         for table in broken:
             opened = client.get(f"/api/tables/{table['id']}")
             assert opened.status_code == 400 and opened.json()["code"] == "broken-table"
@@ -678,7 +678,7 @@ def test_a_database_of_a_newer_version_is_refused(tmp_path: Path) -> None:
 
 def _part_one_database(path: Path) -> None:
     """A file as part 1 of the web app left it: one table, one move, no migrations."""
-    from sternhalma.server.store import hash_secret
+    from sternhalma.server.storage.tokens import hash_secret
 
     with sqlite3.connect(path) as connection:
         connection.execute(

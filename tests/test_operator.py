@@ -22,9 +22,9 @@ from sqlalchemy.engine import Engine
 from test_store import moved, new_table
 
 from sternhalma.game import Game
-from sternhalma.server.app import Settings, create_app
-from sternhalma.server.connection import Limits
-from sternhalma.server.store import DatabaseUnavailable, Store, database_url
+from sternhalma.server.storage.store import DatabaseUnavailable, Store, database_url
+from sternhalma.server.web.app import Settings, create_app
+from sternhalma.server.web.connection import Limits
 
 
 def serve(*args: str) -> subprocess.CompletedProcess[str]:

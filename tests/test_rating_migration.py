@@ -11,8 +11,8 @@ from alembic import command
 from helpers import migrate
 from sqlalchemy import create_engine, text
 
-from sternhalma.server.migrations import config
-from sternhalma.server.nicknames import nickname_key
+from sternhalma.server.storage.migrations import config
+from sternhalma.server.storage.nicknames import nickname_key
 
 
 def _database_of_revision_0002(path: Path) -> None:

@@ -20,7 +20,7 @@ from starlette.testclient import WebSocketTestSession
 
 from sternhalma.game import Game
 from sternhalma.rules import VARIANTS
-from sternhalma.server.app import Settings, create_app
+from sternhalma.server.web.app import Settings, create_app
 
 PERSON = {"kind": "person"}
 EASY = {"kind": "computer", "level": "easy"}
@@ -208,7 +208,7 @@ def test_a_person_moves_and_the_computer_answers(client: TestClient) -> None:
 
 def test_the_computer_answers_after_its_worker_process_died(client: TestClient) -> None:
     """A thinking process killed (say, out of memory) is replaced; the computer moves."""
-    thinking = client.app.state.tables.thinking  # type: ignore[attr-defined]
+    thinking = client.app.state.tables.computer.thinking  # type: ignore[attr-defined]
     for slot in list(thinking.free):
         os.kill(slot.process.pid, signal.SIGKILL)
         slot.process.join(10)

@@ -1,6 +1,6 @@
 """The analysis board's server side: records, legal moves, the puzzle, the streamed
 review over its websocket, and the limits that keep reviews from crowding the computer
-as jobs on its thinking (server/thinking.py)."""
+as jobs on its thinking (server/thinking/)."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ from helpers import Client, run_apart
 from sternhalma.analysis import review_game
 from sternhalma.game import Game
 from sternhalma.records import write_record
-from sternhalma.server.app import Settings, create_app
-from sternhalma.server.computer import Job
-from sternhalma.server.review import Analyses, AnalysisJob, Busy, Limits, start_job
 from sternhalma.server.thinking import Pool, Priority
+from sternhalma.server.thinking.jobs import Job
+from sternhalma.server.web.app import Settings, create_app
+from sternhalma.server.web.review import Analyses, AnalysisJob, Busy, Limits, start_job
 
 MOVES = ["m4-m5", "g15-g13", "m5-m4"]
 

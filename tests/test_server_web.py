@@ -23,9 +23,9 @@ from helpers import Client
 
 from sternhalma.cli import main
 from sternhalma.rules import VARIANTS
-from sternhalma.server.app import Settings, create_app
-from sternhalma.server.layout import board_description, catalogue, screen_point
-from sternhalma.server.store import DatabaseSchemaError, DatabaseUrlError, database_url
+from sternhalma.server.storage.store import DatabaseSchemaError, DatabaseUrlError, database_url
+from sternhalma.server.web.app import Settings, create_app
+from sternhalma.server.web.layout import board_description, catalogue, screen_point
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "sternhalma"
 WEB = PACKAGE / "web"
@@ -240,8 +240,8 @@ SERVE_RULES = """
 import sys
 from fastapi.testclient import TestClient
 import sternhalma
-from sternhalma.server.app import Settings, create_app
-from sternhalma.server.store import database_url
+from sternhalma.server.web.app import Settings, create_app
+from sternhalma.server.storage.store import database_url
 
 print(sternhalma.__file__, file=sys.stderr)
 settings = Settings(database_url=database_url(sys.argv[1]), workers=1)

@@ -13,13 +13,13 @@ import pytest
 from helpers import run_apart
 from services import Postgres
 
-from sternhalma.server.store import (
+from sternhalma.server.storage.store import (
     RatedGame,
     Store,
     StoredTable,
     VersionConflict,
-    hash_secret,
 )
+from sternhalma.server.storage.tokens import hash_secret
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The computer's thinking (server/thinking.py): the in-process pool and the job queue,
+"""The computer's thinking (server/thinking/): the in-process pool and the job queue,
 for computer moves, hints and analyses.
 
 The pool's thinking processes and ``sternhalma worker`` are real processes; the
@@ -28,8 +28,6 @@ from services import Player, Redis, Server, Worker, moved
 from sternhalma.game import Game
 from sternhalma.notation import position_to_dict
 from sternhalma.records import write_record
-from sternhalma.server.computer import Job
-from sternhalma.server.review import AnalysisJob, analyse_job, start_job
 from sternhalma.server.thinking import (
     HINT_QUEUE,
     MOVE_QUEUE,
@@ -40,6 +38,8 @@ from sternhalma.server.thinking import (
     Queue,
     ThinkingFailed,
 )
+from sternhalma.server.thinking.jobs import Job
+from sternhalma.server.web.review import AnalysisJob, analyse_job, start_job
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -18,7 +18,7 @@ from sternhalma.cli.engine import fail
 from sternhalma.errors import SternhalmaError
 
 if TYPE_CHECKING:
-    from sternhalma.server.app import Settings
+    from sternhalma.server.web.app import Settings
 
 
 def open_browser_later(url: str, delay: float = 1.0) -> None:
@@ -168,10 +168,10 @@ def serve(
     """
     import uvicorn
 
-    from sternhalma.server.app import Settings, create_app
-    from sternhalma.server.connection import AddressLimits
-    from sternhalma.server.identities import HOUR, IdentityRules
-    from sternhalma.server.store import database_url as parse_url
+    from sternhalma.server.storage.identities import HOUR, IdentityRules
+    from sternhalma.server.storage.store import database_url as parse_url
+    from sternhalma.server.web.app import Settings, create_app
+    from sternhalma.server.web.connection import AddressLimits
 
     options: dict[str, object] = {}
     try:
@@ -255,7 +255,7 @@ def check_services(settings: Settings) -> None:
     """Open (create or upgrade) the database and reach Redis once before serving; a
     one-line error naming the file or address and what to do when they fail."""
     from sternhalma.server.bus import RedisBus
-    from sternhalma.server.store import DatabaseUnavailable, Store
+    from sternhalma.server.storage.store import DatabaseUnavailable, Store
 
     async def check() -> None:
         store = Store(settings.database_url)

@@ -38,7 +38,7 @@ def worker(redis_url: str, processes: int | None, nodes: int | None) -> None:
     Start as many as the load needs, on any machines (docs/deploy.md); Ctrl+C or
     SIGTERM stops one, and the jobs it had are sent to another.
     """
-    from sternhalma.server.worker import run_worker
+    from sternhalma.server.thinking.worker import run_worker
 
     check_redis_url(redis_url)
     count = processes or os.cpu_count() or 1

@@ -6,7 +6,7 @@ process's listeners at once and to the other processes through Redis pub/sub.
 A message that pub/sub loses (Redis restarting, a slow subscriber) is not lost
 for good: every event is in the database's event log, and each process
 compares its tables' versions with the database every few seconds and sends
-its clients a ``sync`` with what they missed (server/following.py).
+its clients a ``sync`` with what they missed (server/tables/following.py).
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ class MemoryBus:
 
 #: What a process does with a message another process published (table id, message,
 #: the publisher's origin), before its own listeners get it: the table keeps its copy
-#: up to date (server/following.py). It returns what the listeners get instead (presence:
+#: up to date (server/tables/following.py). It returns what the listeners get instead (presence:
 #: everyone's, not just the publisher's), or None for nothing.
 Observer = Callable[[str, dict[str, Any], str], dict[str, Any] | None]
 

@@ -1,7 +1,7 @@
 """Where the computer thinks: one interface, two places (docs/deploy.md "Thinking").
 
 ``Thinking.think(job, priority, key)`` returns a job's answer: the move text of a
-computer move or hint, the JSON text of an analysis (server/review.py). Cancelling
+computer move or hint, the JSON text of an analysis (server/web/review.py). Cancelling
 the call cancels the job: dropped before it starts, given up if it has started.
 The server cancels a job when its table moves on, a hint's asker leaves, or an
 analysis's page moves on or closes.
@@ -47,7 +47,7 @@ from arq.jobs import Job as QueuedJob
 from arq.jobs import JobStatus
 from redis.exceptions import RedisError
 
-from sternhalma.server.computer import Slot, SlotLost, Work
+from sternhalma.server.thinking.jobs import Slot, SlotLost, Work
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -373,7 +373,7 @@ class Queue(Thinking):
 
     async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T:
         """``call()``, again every second while Redis cannot be reached (a restart); the
-        clock's fallback (server/computer_turns.py) bounds the wait at clocked tables."""
+        clock's fallback (server/tables/computer_turns.py) bounds the wait at clocked tables."""
         warned = False
         while True:
             try:

@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 from sternhalma.server.bus import Bus
-from sternhalma.server.table import Table
+from sternhalma.server.tables.live import LiveTable
 
 #: Seconds between repeats of a process's part of a table's presence (in a cluster).
 PRESENCE_REPEAT = 10.0
@@ -22,10 +22,10 @@ PRESENCE_REPEAT = 10.0
 class Presence:
     """Who is at each table, over the connections of this process and the others'."""
 
-    def __init__(self, bus: Bus, tables: dict[str, Table]) -> None:
+    def __init__(self, bus: Bus, live: dict[str, LiveTable]) -> None:
         self.bus = bus
-        #: The tables in this process's memory (owned by ``Tables``; read here).
-        self.tables = tables
+        #: The tables in this process's memory (owned by ``Copies``; read here).
+        self.live = live
         #: Connections here per table: connection key -> the seats it holds.
         self._viewers: dict[str, dict[int, list[int]]] = {}
         #: This process's part as last published (seats, watchers, when), and the
@@ -33,19 +33,24 @@ class Presence:
         self._told: dict[str, tuple[list[int], int, float]] = {}
         self._elsewhere: dict[str, dict[str, tuple[list[int], int, float]]] = {}
 
-    async def join(self, table: Table, key: int, seats: list[int]) -> None:
-        """A connection watches ``table`` holding ``seats`` (or moved to other seats)."""
-        self._viewers.setdefault(table.id, {})[key] = seats
-        await self.publish(table)
+    def table_changed(self, live: LiveTable, *, loaded: bool) -> None:
+        """A copy read (again) from the database starts with everyone who is here."""
+        if loaded:
+            live.present, live.watchers = self.everyone(live.id)
 
-    async def part(self, table: Table, key: int) -> None:
-        viewers = self._viewers.get(table.id, {})
+    async def join(self, live: LiveTable, key: int, seats: list[int]) -> None:
+        """A connection watches ``table`` holding ``seats`` (or moved to other seats)."""
+        self._viewers.setdefault(live.id, {})[key] = seats
+        await self.publish(live)
+
+    async def part(self, live: LiveTable, key: int) -> None:
+        viewers = self._viewers.get(live.id, {})
         viewers.pop(key, None)
         if not viewers:
-            self._viewers.pop(table.id, None)
-        await self.publish(table)
-        if table.id not in self._viewers:
-            self._told.pop(table.id, None)
+            self._viewers.pop(live.id, None)
+        await self.publish(live)
+        if live.id not in self._viewers:
+            self._told.pop(live.id, None)
 
     def tables_here(self) -> list[str]:
         """The tables this process's connections are at."""
@@ -66,23 +71,23 @@ class Presence:
             watchers += their_watchers
         return sorted(present), watchers
 
-    async def publish(self, table: Table, *, again: bool = False) -> None:
+    async def publish(self, live: LiveTable, *, again: bool = False) -> None:
         """Tell the viewers who is here. In a cluster each process also publishes its own
         part (``here``), from which the others add up everyone (``again``: repeat it,
         so a process that went away is forgotten when its part stops coming)."""
-        here = self.here(table.id)
-        everyone = self.everyone(table.id)
-        told = self._told.get(table.id)
+        here = self.here(live.id)
+        everyone = self.everyone(live.id)
+        told = self._told.get(live.id)
         last = ([], 0) if told is None else told[:2]
-        if not again and everyone == (table.present, table.watchers) and last == here:
+        if not again and everyone == (live.present, live.watchers) and last == here:
             return
-        table.present, table.watchers = everyone
-        self._told[table.id] = (*here, time.monotonic())
+        live.present, live.watchers = everyone
+        self._told[live.id] = (*here, time.monotonic())
         await self.bus.publish(
-            table.id,
+            live.id,
             {
                 "type": "presence",
-                "v": table.version,
+                "v": live.table.version,
                 "present": everyone[0],
                 "watchers": everyone[1],
                 "here": {"present": here[0], "watchers": here[1]},
@@ -106,9 +111,9 @@ class Presence:
             if not parts:
                 del self._elsewhere[table_id]
         present, everyone_watching = self.everyone(table_id)
-        table = self.tables.get(table_id)
-        if table is not None:
-            table.present, table.watchers = present, everyone_watching
+        live = self.live.get(table_id)
+        if live is not None:
+            live.present, live.watchers = present, everyone_watching
         return {
             "type": "presence",
             "v": message.get("v"),
@@ -121,10 +126,10 @@ class Presence:
         then, and forget the parts of processes that stopped repeating theirs."""
         now = time.monotonic()
         for table_id in list(self._viewers):
-            table = self.tables.get(table_id)
+            live = self.live.get(table_id)
             told = self._told.get(table_id)
-            if table is not None and (told is None or now - told[2] > PRESENCE_REPEAT):
-                await self.publish(table, again=True)
+            if live is not None and (told is None or now - told[2] > PRESENCE_REPEAT):
+                await self.publish(live, again=True)
         for table_id, parts in list(self._elsewhere.items()):
             for origin, (_, _, heard) in list(parts.items()):
                 if now - heard > 3 * PRESENCE_REPEAT:
@@ -132,16 +137,16 @@ class Presence:
             if parts:
                 continue
             del self._elsewhere[table_id]
-            table = self.tables.get(table_id)
+            live = self.live.get(table_id)
             here = self.here(table_id)
-            if table is not None and (table.present, table.watchers) != here:
-                table.present, table.watchers = here
+            if live is not None and (live.present, live.watchers) != here:
+                live.present, live.watchers = here
                 self.bus.deliver(
                     table_id,
                     {
                         "type": "presence",
-                        "v": table.version,
-                        "present": table.present,
-                        "watchers": table.watchers,
+                        "v": live.table.version,
+                        "present": live.present,
+                        "watchers": live.watchers,
                     },
                 )

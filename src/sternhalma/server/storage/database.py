@@ -1,7 +1,7 @@
 """The connection to the database: its URL, SQLite's settings, and the errors a player
 or an operator reads when the database is missing, unreachable or laid out differently.
 
-Kept apart from server/store.py (what is read and written) so the store's queries
+Kept apart from server/storage/store.py (what is read and written) so the store's queries
 read without the plumbing around them.
 """
 

@@ -1,14 +1,14 @@
 """One table's state: seats, the referee, the clock, the history, the version, and what
 viewers see of it.
 
-A ``Table`` is plain data with the rules of who may do what; it never touches the
-database, the bus or the computer (``Tables`` in server/tables.py does, one concern per
-module). Kept apart so a reader finds a table's state in one place.
+A ``Table`` is what is stored and replayed, with the rules of who may do what. It
+is plain data: no lock, no task, no database, no bus, no computer. What only runs
+in this process (the lock, the clock's watcher, the computer's jobs, who is here)
+is its ``LiveTable`` (tables/live.py).
 """
 
 from __future__ import annotations
 
-import asyncio
 import hmac
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -23,11 +23,11 @@ from sternhalma.records import write_record
 from sternhalma.rules import find_variant
 from sternhalma.rules.base import Ruleset
 from sternhalma.rules.race import RaceRules
-from sternhalma.server import computer
-from sternhalma.server.identities import share_an_address
 from sternhalma.server.protocol import TableError
-from sternhalma.server.seats import Seat
-from sternhalma.server.store import RatedGame, StoredClock, StoredTable, hash_secret, wall_ms
+from sternhalma.server.storage.identities import share_an_address
+from sternhalma.server.storage.stored import RatedGame, StoredClock, StoredTable, wall_ms
+from sternhalma.server.storage.tokens import hash_secret
+from sternhalma.server.tables.seats import Seat
 
 
 def parse_moves_made(rules: Ruleset, value: object) -> tuple[int, ...] | None:
@@ -114,25 +114,7 @@ class Table:
     #: not rated (IdentityRules.same_address; 0: always rated).
     same_address: float = 0.0
     created: datetime = field(default_factory=lambda: datetime.now(UTC))
-    #: Seats with a connection here now, and how many others watch (not versioned).
-    present: list[int] = field(default_factory=list)
-    watchers: int = 0
     game: Game = field(init=False)
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
-    #: Set when anything changes: the clock watcher looks again.
-    changed: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
-    #: Set when this copy is dropped from memory (the database has a newer one).
-    dropped: bool = False
-    watcher: asyncio.Task[None] | None = field(default=None, repr=False)
-    #: The computer's jobs under way for this table (its move, a hint), by the
-    #: generation they were asked at: cancelled once the table moves on.
-    jobs: dict[asyncio.Task[str], int] = field(default_factory=dict, repr=False)
-    #: The hint being worked out (one at a time per table).
-    hinting: asyncio.Task[str] | None = field(default=None, repr=False)
-    #: The seat whose turn the watcher last saw begin, and when (``now``, ms): a first
-    #: move that does not come in time aborts the game (server/clocks.py).
-    turn_seat: int | None = None
-    turn_since: int = 0
 
     def __post_init__(self) -> None:
         self.game = self.new_game()
@@ -277,28 +259,6 @@ class Table:
             )
         return seat
 
-    def cancel_stale_jobs(self) -> None:
-        """Cancel the computer's jobs asked before the last change (or for a dropped copy):
-        their answers would be for a position that is gone."""
-        for job, generation in list(self.jobs.items()):
-            if self.dropped or generation != self.generation:
-                job.cancel()
-
-    def job(self, level: str, budget: float | None = None) -> computer.Job:
-        """What a worker needs to choose the next move at ``level`` (plain, picklable data)
-        within ``budget`` seconds."""
-        return computer.Job(
-            self.rules.id,
-            self.start,
-            self.moves_made,
-            tuple(self.moves_played()),
-            self.deadline_rule,
-            level,
-            # Seeded by table and move number: a replayed game gets the same answers.
-            self.seed + len(self.actions),
-            budget,
-        )
-
     def moves_played(self) -> list[str]:
         return [a.move for a in self.actions if a.move is not None]
 
@@ -349,8 +309,9 @@ class Table:
         return StoredClock(state["control"], state["remaining"], state["running"], wall_ms())
 
     # -- the public state ----------------------------------------------------
-    def state(self) -> dict[str, Any]:
-        """Everything a viewer may see; sent with every event."""
+    def state(self, present: list[int] | None = None, watchers: int = 0) -> dict[str, Any]:
+        """Everything a viewer may see; sent with every event. Who is at the table now
+        (the seats ``present``, how many ``watchers``) is not stored: the caller knows."""
         game = self.game
         position = game.position
         rules = self.rules
@@ -412,13 +373,9 @@ class Table:
             "rematch": self.rematch,
             "rematch_offers": sorted(self.rematch_offers),
             "previous": self.previous,
-            "present": list(self.present),
-            "watchers": self.watchers,
+            "present": list(present or ()),
+            "watchers": watchers,
         }
-
-    def message(self, event: dict[str, Any]) -> dict[str, Any]:
-        """The broadcast of ``event``: the version and the state after it."""
-        return {"type": "event", "v": self.version, "event": event, "state": self.state()}
 
     def _choices(self) -> list[Move]:
         """The moves offered to a person: one per resulting position (capture has many

@@ -26,10 +26,6 @@ from sternhalma.jsontext import JsonTextError, read_json
 from sternhalma.players import LEVELS
 from sternhalma.rules import VARIANTS
 from sternhalma.server.bus import Bus, MemoryBus, RedisBus
-from sternhalma.server.connection import AddressLimits, Connection, Limits, PerAddress
-from sternhalma.server.guard import Guard
-from sternhalma.server.identities import IdentityRules
-from sternhalma.server.layout import catalogue
 from sternhalma.server.protocol import (
     MAX_BODY,
     PROTOCOL_VERSION,
@@ -38,15 +34,19 @@ from sternhalma.server.protocol import (
     error_message,
     parse_nickname,
 )
-from sternhalma.server.review import Analyses, crossing_moves, legal_moves, record_plies
-from sternhalma.server.store import DatabaseUnavailable, Store, database_url
-from sternhalma.server.tables import Tables
+from sternhalma.server.storage.identities import IdentityRules
+from sternhalma.server.storage.store import DatabaseUnavailable, Store, database_url
+from sternhalma.server.tables.service import Tables
 from sternhalma.server.thinking import Pool, Queue, Thinking
+from sternhalma.server.web.connection import AddressLimits, Connection, Limits, PerAddress
+from sternhalma.server.web.guard import Guard
+from sternhalma.server.web.layout import catalogue
+from sternhalma.server.web.review import Analyses, crossing_moves, legal_moves, record_plies
 
 #: The browser app: index.html, css/, js/, i18n/, howto/.
-WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
+WEB_ROOT = Path(__file__).resolve().parents[2] / "web"
 #: The full rules, served as text at /rules.md: package data, so every install has them.
-RULES_TEXT = Path(__file__).resolve().parent.parent / "rules.md"
+RULES_TEXT = Path(__file__).resolve().parents[2] / "rules.md"
 
 
 def default_database_url() -> str:
@@ -69,7 +69,7 @@ class Settings:
     web_root: Path = WEB_ROOT
     #: Origins (scheme://host[:port]) besides the server's own whose pages may open a
     #: table's websocket (e.g. the public address behind a reverse proxy); their host
-    #: names are names this server answers to (server/guard.py).
+    #: names are names this server answers to (server/web/guard.py).
     allowed_origins: tuple[str, ...] = ()
     #: The address the server listens on: a name it answers to as well.
     host: str = "127.0.0.1"
@@ -84,9 +84,9 @@ class Settings:
     #: Seconds between two saves of a running clock.
     clock_checkpoint: float = 10.0
     #: Redis (redis://host:port/db) when several processes share the tables; the
-    #: computer then thinks in ``sternhalma worker`` processes (server/thinking.py).
+    #: computer then thinks in ``sternhalma worker`` processes (server/thinking/).
     redis_url: str | None = None
-    #: Seconds between two sweeps of a process in a cluster (server/following.py).
+    #: Seconds between two sweeps of a process in a cluster (server/tables/following.py).
     sweep: float = 2.0
     #: Seconds after which another process takes over a computer's turn nobody played.
     takeover: float = 10.0
@@ -128,7 +128,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await app.state.tables.resume()
         app.state.tables.start_tidying()
         if isinstance(bus, RedisBus):
-            app.state.tables.start(settings.sweep)
+            app.state.tables.following.start(settings.sweep)
         try:
             yield
         finally:
@@ -190,7 +190,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 f"in {settings.per_address.window / 60:g} minutes",
             )
         tables: Tables = request.app.state.tables
-        table, token, player = await tables.create(
+        live, token, player = await tables.commands.create(
             body["variant"],
             body.get("seats"),
             start=json.dumps(start) if isinstance(start, dict) else start,
@@ -203,7 +203,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             identity=identity,
             address=address_of(request),
         )
-        return {"id": table.id, "token": token, "player": player, "state": table.state()}
+        return {"id": live.id, "token": token, "player": player, "state": live.state()}
 
     @app.get("/api/tables")
     async def open_tables(request: Request) -> dict[str, Any]:
@@ -212,14 +212,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/api/tables/{table_id}")
     async def table_state(table_id: str, request: Request) -> dict[str, Any]:
-        table = await request.app.state.tables.get(table_id)
-        state: dict[str, Any] = table.state()
+        live = await request.app.state.tables.copies.get(table_id)
+        state: dict[str, Any] = live.state()
         return state
 
     @app.get("/api/tables/{table_id}/record")
     async def table_record(table_id: str, request: Request) -> Response:
         """The game record (docs/records.md), as a file to download."""
-        table = await request.app.state.tables.get(table_id)
+        table = (await request.app.state.tables.copies.get(table_id)).table
         name = f"sternhalma-{table.rules.id}-{table.id}.txt"
         return Response(
             table.record(),

@@ -21,7 +21,7 @@ import math
 import sqlalchemy as sa
 from alembic import op
 
-from sternhalma.server.nicknames import nickname_key
+from sternhalma.server.storage.nicknames import nickname_key
 
 revision = "0003"
 down_revision = "0002"

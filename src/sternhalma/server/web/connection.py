@@ -41,7 +41,8 @@ from sternhalma.server.protocol import (
     error_message,
     parse_command,
 )
-from sternhalma.server.tables import Table, Tables
+from sternhalma.server.tables.live import LiveTable
+from sternhalma.server.tables.service import Tables
 
 #: Close codes (4000-4999 are the application's own).
 CLOSE_FLOOD = 1008
@@ -188,7 +189,7 @@ class Connection:
 
     async def run(self) -> None:
         try:
-            await self.tables.get(self.table_id)
+            await self.tables.copies.get(self.table_id)
         except TableError as error:
             await self.websocket.send_json(error_message(error))
             # No such table: the browser stops; the database unreachable: it retries.
@@ -225,7 +226,7 @@ class Connection:
                 self.hinting.cancel()  # the asker left: stop thinking about it
             unsubscribe()
             with contextlib.suppress(Exception):
-                await self.tables.part(await self.tables.get(self.table_id), key)
+                await self.tables.presence.part(await self.tables.copies.get(self.table_id), key)
             sender.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await sender
@@ -252,10 +253,10 @@ class Connection:
         reply = error_message(error)
         if not (isinstance(error, TableError) and error.code in WITHOUT_STATE):
             with contextlib.suppress(SternhalmaError):
-                reply["state"] = (await self.tables.get(self.table_id)).state()
+                reply["state"] = (await self.tables.copies.get(self.table_id)).state()
         self.outbox.put_nowait(reply)
 
-    def _ask_hint(self, table: Table) -> None:
+    def _ask_hint(self, live: LiveTable) -> None:
         """Start working out a hint, unless one is on its way or the connection has asked
         for its share this minute."""
         if self.hinting is not None and not self.hinting.done():
@@ -269,7 +270,7 @@ class Connection:
 
         async def hint() -> None:
             try:
-                self.outbox.put_nowait(await self.tables.hint(table, self.token))
+                self.outbox.put_nowait(await self.tables.computer.hint(live, self.token))
             except SternhalmaError as error:
                 await self._refused(error)
 
@@ -278,13 +279,14 @@ class Connection:
     async def _command(self, data: object) -> None:
         command = parse_command(data)
         tables = self.tables
-        table = await tables.get(self.table_id)
+        live = await tables.copies.get(self.table_id)
+        table = live.table
         if isinstance(command, Hello):
             self.token = command.token
-            await self._welcome(table, command.since)
+            await self._welcome(live, command.since)
         elif isinstance(command, MoveCommand):
-            question = await tables.move(
-                table,
+            question = await tables.commands.move(
+                live,
                 self.token,
                 command.seat,
                 command.path,
@@ -295,23 +297,23 @@ class Connection:
                 self.outbox.put_nowait(question)
         elif isinstance(command, SeatCommand):
             if command.kind == "undo":
-                await tables.undo(table, self.token)
+                await tables.commands.undo(live, self.token)
             elif command.kind == "resign":
-                await tables.resign(table, self.token, command.seat)
+                await tables.commands.resign(live, self.token, command.seat)
             else:
-                self._ask_hint(table)
+                self._ask_hint(live)
         elif isinstance(command, Abort):
-            await tables.abort(table, self.token)
+            await tables.commands.abort(live, self.token)
         elif isinstance(command, Rematch):
-            await tables.rematch(table, self.token)
+            await tables.commands.rematch(live, self.token)
         elif isinstance(command, Look):
             self.outbox.put_nowait(
                 {"type": "look", "ply": command.ply, "position": table.position_after(command.ply)}
             )
         elif isinstance(command, Sit):
             self._count_seat_change()
-            reply = await tables.sit(
-                table,
+            reply = await tables.commands.sit(
+                live,
                 self.token,
                 command.seat,
                 command.nickname,
@@ -320,11 +322,11 @@ class Connection:
             )
             self.token = reply["token"]
             self.outbox.put_nowait(reply)
-            await tables.join(table, id(self), table.seats_of(self.token))
+            await tables.presence.join(live, id(self), table.seats_of(self.token))
         elif isinstance(command, Leave):
             self._count_seat_change()
-            await tables.leave(table, self.token)
-            await tables.join(table, id(self), [])
+            await tables.commands.leave(live, self.token)
+            await tables.presence.join(live, id(self), [])
         elif isinstance(command, Ping):
             self.outbox.put_nowait({"type": "pong", "v": table.version})
         else:  # pragma: no cover - parse_command returns only the commands above
@@ -338,9 +340,10 @@ class Connection:
                 "you sat down and stood up too often; wait a minute and try again",
             )
 
-    async def _welcome(self, table: Table, since: int | None) -> None:
+    async def _welcome(self, live: LiveTable, since: int | None) -> None:
         """The answer to hello: the seats this token holds, the events missed since
         ``since`` (when the log has them all) and the whole state."""
+        table = live.table
         seats = table.seats_of(self.token)
         missed = None
         if since is not None and since <= table.version:
@@ -352,7 +355,7 @@ class Connection:
                 "v": table.version,
                 "seats": seats,
                 "missed": missed,
-                "state": table.state(),
+                "state": live.state(),
             }
         )
-        await self.tables.join(table, id(self), seats)
+        await self.tables.presence.join(live, id(self), seats)

@@ -16,9 +16,9 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.engine import Connection
 
-from sternhalma.server.nicknames import nickname_key
 from sternhalma.server.protocol import TableError
-from sternhalma.server.schema import PlayerRow
+from sternhalma.server.storage.nicknames import nickname_key
+from sternhalma.server.storage.schema import PlayerRow
 
 HOUR = 3600.0
 DAY = 24 * HOUR

@@ -1,5 +1,5 @@
 """Nickname keys again: a name now looks like another in some case ("Ian" is "lan",
-server/nicknames.py), so the stored keys are worked out anew. Of players whose
+server/storage/nicknames.py), so the stored keys are worked out anew. Of players whose
 nicknames now share a key, the one who played (or was made) last keeps it; the
 others let it go, as a nickname not used for 90 days is let go (docs/ratings.md).
 A player who holds no key keeps none.
@@ -16,7 +16,7 @@ from collections.abc import Callable
 import sqlalchemy as sa
 from alembic import op
 
-from sternhalma.server.nicknames import nickname_key, skeleton
+from sternhalma.server.storage.nicknames import nickname_key, skeleton
 
 revision = "0004"
 down_revision = "0003"

@@ -23,8 +23,8 @@ from sternhalma.clock import ClockError, TimeControl, parse_time_control
 from sternhalma.players import LEVELS
 from sternhalma.rating import is_rated
 from sternhalma.rules.base import Ruleset
-from sternhalma.server.identities import Origin
 from sternhalma.server.protocol import TableError
+from sternhalma.server.storage.identities import Origin
 
 SeatKind = Literal["person", "computer", "online"]
 KINDS: tuple[SeatKind, ...] = ("person", "computer", "online")

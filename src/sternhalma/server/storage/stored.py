@@ -1,13 +1,14 @@
 """What the store hands out and takes in: plain records (``StoredTable``, ``StoredClock``,
-``RatedGame``) and their conversion to and from the rows of server/schema.py.
+``RatedGame``) and their conversion to and from the rows of storage/schema.py.
 
-The server's tables (server/table.py) save themselves as these records, so
+The server's tables (tables/table.py) save themselves as these records, so
 nothing outside the store touches a database row.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -17,7 +18,12 @@ from sternhalma.jsontext import JsonTextError, read_json
 from sternhalma.rating import is_provisional
 from sternhalma.rules import find_variant
 from sternhalma.server.protocol import TableError
-from sternhalma.server.schema import RatingChangeRow, TableRow
+from sternhalma.server.storage.schema import RatingChangeRow, TableRow
+
+
+def wall_ms() -> int:
+    """Milliseconds since the epoch: when something was saved (clock checkpoints)."""
+    return time.time_ns() // 1_000_000
 
 
 @dataclass

@@ -3,13 +3,13 @@
 A job is plain data that answers itself with text (``Work``): a computer move or
 hint (``Job``: variant id, start position, moves so far, level, seed, seconds to
 think; the thinking process rebuilds the referee by replaying the moves and asks
-the player for its move), or an analysis (server/review.py ``AnalysisJob``: the
+the player for its move), or an analysis (server/web/review.py ``AnalysisJob``: the
 work's name and its arguments, answered with JSON text). It pickles cheaply.
 
 A ``Slot`` is one such process, spawned once and reused job after job. A job
 is stopped without losing the process: SIGUSR1 makes the process give up the
 job it is on (the search is pure Python between its steps); a process that
-does not answer is killed and replaced. server/thinking.py schedules jobs on
+does not answer is killed and replaced. server/thinking/ schedules jobs on
 slots, in the server (``make run``) or in ``sternhalma worker``.
 """
 

@@ -24,8 +24,8 @@ from arq.connections import RedisSettings
 from arq.worker import Worker, func
 from redis.exceptions import RedisError
 
-from sternhalma.server.computer import Work
 from sternhalma.server.thinking import POLL, QUEUES, THINK, Heartbeat, Pool, Priority
+from sternhalma.server.thinking.jobs import Work
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 Fast answers (a record read into its positions, the legal moves of a
 position) are computed at once. The computer's work (moves to go, best move,
 one move of a review) is an ``AnalysisJob`` for the computer's thinking
-(server/thinking.py: the server's pool, or ``sternhalma worker`` on Redis),
+(server/thinking/: the server's pool, or ``sternhalma worker`` on Redis),
 below computer moves and hints, through ``Analyses.think`` with its own
 limits: one review at a time per connection, at most ``Limits.reviews``
 running at once and ``Limits.waiting`` waiting; beyond that the request is

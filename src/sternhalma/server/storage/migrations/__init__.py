@@ -16,8 +16,8 @@ from alembic.util import CommandError
 from sqlalchemy import inspect
 from sqlalchemy.engine import Connection
 
-from sternhalma.server.database import DatabaseSchemaError
-from sternhalma.server.schema import TableRow, table_columns
+from sternhalma.server.storage.database import DatabaseSchemaError
+from sternhalma.server.storage.schema import TableRow, table_columns
 
 #: The columns of the ``tables`` table as part 1 made it (revision 0001).
 PART1_COLUMNS = frozenset(

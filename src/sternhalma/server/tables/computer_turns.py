@@ -1,12 +1,12 @@
-"""The computer's turns and hints: the jobs a table gives the thinking (server/thinking.py).
+"""The computer's turns and hints: the jobs a table gives the thinking (server/thinking/).
 
 When the turn passes to a computer seat, the table says "thinking", the job goes
 to the thinking (this process's pool, or the queue of ``sternhalma worker``
 processes), and the move is shown after a short ``pause`` so a person can follow
 it. A hint asks the strongest level for the person to move and is not
 broadcast; one at a time per table. Every job is cancelled when its table moves
-on (an undo, a resignation, a flag or another move: ``Table.cancel_stale_jobs``),
-and a hint when its asker leaves (server/connection.py).
+on (an undo, a resignation, a flag or another move: ``LiveTable.cancel_stale_jobs``),
+and a hint when its asker leaves (web/connection.py).
 
 At a clocked table the computer thinks within a share of its remaining time, and
 plays a quick move of its own (``FALLBACK_LEVEL``, in this process) when no answer
@@ -25,11 +25,13 @@ from typing import Any
 from sternhalma.game import GameError
 from sternhalma.players import LEVELS
 from sternhalma.players.hard import DEFAULT_BUDGET
-from sternhalma.server import computer
-from sternhalma.server.copies import Copies
 from sternhalma.server.protocol import TableError
-from sternhalma.server.table import Table
-from sternhalma.server.thinking import Priority, ThinkingFailed
+from sternhalma.server.tables.clocks import Clocks
+from sternhalma.server.tables.copies import Copies
+from sternhalma.server.tables.live import LiveTable
+from sternhalma.server.tables.table import Table
+from sternhalma.server.thinking import Priority, Thinking, ThinkingFailed
+from sternhalma.server.thinking.jobs import Job, choose
 
 log = logging.getLogger(__name__)
 
@@ -44,47 +46,79 @@ FALLBACK_LEVEL = "medium"
 FALLBACK_MARGIN = 1.5
 
 
-class ComputerTurns(Copies):
+def job_for(table: Table, level: str, budget: float | None = None) -> Job:
+    """What a thinking process needs to choose the next move at ``level`` (plain data)
+    within ``budget`` seconds."""
+    return Job(
+        table.rules.id,
+        table.start,
+        table.moves_made,
+        tuple(table.moves_played()),
+        table.deadline_rule,
+        level,
+        # Seeded by table and move number: a replayed game gets the same answers.
+        table.seed + len(table.actions),
+        budget,
+    )
+
+
+class ComputerTurns:
     """The computer's move when its seat is to move, and hints for a person."""
 
-    def _computer_turn_when_due(self, table: Table) -> None:
+    def __init__(self, copies: Copies, thinking: Thinking, clocks: Clocks, *, pause: float) -> None:
+        self.copies = copies
+        self.thinking = thinking
+        self.clocks = clocks
+        #: Seconds between the turn passing to the computer and its move being shown.
+        self.pause = pause
+        #: Tables whose computer seat thinks in this process now.
+        self.here: set[str] = set()
+
+    def table_changed(self, live: LiveTable, *, loaded: bool) -> None:
+        """In a cluster the computer's turn of a table read from the database belongs to
+        the process that passed it the turn; the sweep takes it over only when nobody
+        played it for a while (tables/following.py)."""
+        if not (loaded and self.copies.cluster):
+            self.turn_when_due(live)
+
+    def turn_when_due(self, live: LiveTable) -> None:
         """Start the computer's turn when a computer seat is to move and nobody thinks yet."""
-        game = table.game
-        turn = game.turn
+        table = live.table
+        turn = table.game.turn
         if table.status != "playing" or turn is None or table.thinking is not None:
             return
         seat = table.seats[turn]
         if seat.kind != "computer" or seat.level is None:
             return
         table.thinking = turn
-        self._thinking.add(table.id)
-        task = self._spawn(self._computer_turn(table, turn, seat.level, table.generation))
-        task.add_done_callback(lambda _: self._thinking.discard(table.id))
+        self.here.add(table.id)
+        task = self.copies.spawn(self._turn(live, turn, seat.level, table.generation))
+        task.add_done_callback(lambda _: self.here.discard(table.id))
 
-    def _think(
-        self, table: Table, job: computer.Job, priority: Priority, key: str
-    ) -> asyncio.Task[str]:
-        """Give ``job`` to the thinking, as a job of ``table`` (cancelled when it moves on)."""
+    def _think(self, live: LiveTable, job: Job, priority: Priority, key: str) -> asyncio.Task[str]:
+        """Give ``job`` to the thinking, as a job of ``live`` (cancelled when it moves on)."""
         task = asyncio.get_running_loop().create_task(self.thinking.think(job, priority, key))
-        table.jobs[task] = table.generation
-        task.add_done_callback(lambda done: table.jobs.pop(done, None))
+        live.jobs[task] = live.table.generation
+        task.add_done_callback(lambda done: live.jobs.pop(done, None))
         return task
 
-    async def hint(self, table: Table, token: str | None) -> dict[str, Any]:
+    async def hint(self, live: LiveTable, token: str | None) -> dict[str, Any]:
         """The move the strongest level would play for the person to move (not broadcast)."""
-        async with table.lock:
+        table = live.table
+        async with live.lock:
             table.check_creator(token)
             if not table.against_computer:
                 raise TableError("no-hint", "hints are given only in games against the computer")
             turn = table.game.turn
             if table.game.is_over or turn is None or table.seats[turn].kind != "person":
                 raise TableError("not-your-turn", "a hint is given when it is your turn")
-            if table.hinting is not None:
+            if live.hinting is not None:
                 raise TableError("hint-busy", "a hint for this position is on its way")
             version = table.version
             key = f"hint:{table.id}:{version}:{secrets.token_hex(4)}"
-            thinking = table.hinting = self._think(table, table.job(HINT_LEVEL), Priority.HINT, key)
-            thinking.add_done_callback(lambda _: setattr(table, "hinting", None))
+            job = job_for(table, HINT_LEVEL)
+            thinking = live.hinting = self._think(live, job, Priority.HINT, key)
+            thinking.add_done_callback(lambda _: setattr(live, "hinting", None))
         try:
             text = await thinking
         except asyncio.CancelledError:
@@ -99,22 +133,23 @@ class ComputerTurns(Copies):
         path = [table.rules.board.names[h] for h in table.rules.parse_path(text)]
         return {"type": "hint", "v": version, "seat": turn, "path": path}
 
-    async def _computer_turn(self, table: Table, seat: int, level: str, generation: int) -> None:
+    async def _turn(self, live: LiveTable, seat: int, level: str, generation: int) -> None:
+        table = live.table
         loop = asyncio.get_running_loop()
-        async with table.lock:
-            if table.generation != generation or table.game.turn != seat or table.dropped:
+        async with live.lock:
+            if table.generation != generation or table.game.turn != seat or live.dropped:
                 return
             clock = table.game.clock
             left = clock.remaining(seat) / 1000 if clock is not None else None
             share = None if left is None else left / MOVES_AHEAD
-            job = table.job(level, None if share is None else min(DEFAULT_BUDGET, share))
+            job = job_for(table, level, None if share is None else min(DEFAULT_BUDGET, share))
             try:
-                await self._commit(table, {"kind": "thinking", "seat": seat})
+                await self.copies.commit(live, {"kind": "thinking", "seat": seat})
             except TableError:
                 return
             key = f"move:{table.id}:{table.version}"
         started = loop.time()
-        thinking = self._think(table, job, Priority.MOVE, key)
+        thinking = self._think(live, job, Priority.MOVE, key)
         try:
             if left is None:
                 text = await thinking
@@ -127,7 +162,7 @@ class ComputerTurns(Copies):
             return  # the table moved on
         except Exception as error:  # TimeoutError (the clock), ThinkingFailed, ...
             if left is None:
-                await self._computer_failed(table, seat, generation, error)
+                await self._failed(live, seat, generation, error)
                 return
             log.warning(
                 "table %s: no answer from the workers in time (%s); playing a quick %s move",
@@ -136,29 +171,30 @@ class ComputerTurns(Copies):
                 FALLBACK_LEVEL,
             )
             quick = dataclasses.replace(job, level=FALLBACK_LEVEL, budget=None)
-            text = await asyncio.to_thread(computer.choose, quick)
+            text = await asyncio.to_thread(choose, quick)
         pause = self.pause if share is None else min(self.pause, share / 2)
         await asyncio.sleep(max(0.0, pause - (loop.time() - started)))
-        async with table.lock:
-            if table.generation != generation or table.game.turn != seat or table.dropped:
+        async with live.lock:
+            if table.generation != generation or table.game.turn != seat or live.dropped:
                 return
             table.thinking = None
             try:
-                await self._flag_if_out(table)
+                await self.clocks.flag_if_out(live)
                 event = table.play(seat, table.rules.parse_move(table.game.position, text))
-                await self._commit(table, event)
+                await self.copies.commit(live, event)
             except (TableError, GameError):
                 return
 
-    async def _computer_failed(
-        self, table: Table, seat: int, generation: int, error: BaseException
+    async def _failed(
+        self, live: LiveTable, seat: int, generation: int, error: BaseException
     ) -> None:
         """Tell the table that the computer found no move (its viewers see an error)."""
+        table = live.table
         log.error("the computer failed to choose a move at table %s: %s", table.id, error)
-        async with table.lock:
-            if table.generation == generation and not table.dropped:
+        async with live.lock:
+            if table.generation == generation and not live.dropped:
                 table.thinking = None
                 with contextlib.suppress(TableError):
-                    await self._commit(
-                        table, {"kind": "error", "seat": seat, "code": "computer-failed"}
+                    await self.copies.commit(
+                        live, {"kind": "error", "seat": seat, "code": "computer-failed"}
                     )

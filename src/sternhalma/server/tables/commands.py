@@ -1,10 +1,10 @@
 """The commands a table takes: create, move, undo, resign, abort, sit, leave and rematch.
 
-Each runs under the table's lock, checks who may act (server/table.py), changes
-the table and commits the change (server/copies.py) before anybody hears of it.
+Each runs under the table's lock, checks who may act (tables/table.py), changes
+the table and commits the change (tables/copies.py) before anybody hears of it.
 A refused command changes nothing: every check comes before the first change, and
 a player who sits down is written to the database with the sit, or not at all.
-The computer's turn and hints are in server/computer_turns.py.
+The computer's turn and hints are in tables/computer_turns.py.
 """
 
 from __future__ import annotations
@@ -15,17 +15,23 @@ from typing import Any
 from sternhalma.game import GameError
 from sternhalma.notation import position_from_json, position_to_json
 from sternhalma.rules import find_variant
-from sternhalma.server.copies import Copies
-from sternhalma.server.identities import Identity
-from sternhalma.server.nicknames import nickname_key
 from sternhalma.server.protocol import TableError
-from sternhalma.server.seats import Seat, check_rated, parse_clock, parse_seats
-from sternhalma.server.store import hash_secret, new_secret
-from sternhalma.server.table import Action, Table, parse_moves_made
+from sternhalma.server.storage.identities import Identity
+from sternhalma.server.storage.nicknames import nickname_key
+from sternhalma.server.storage.tokens import hash_secret, new_secret
+from sternhalma.server.tables.clocks import Clocks
+from sternhalma.server.tables.copies import Copies
+from sternhalma.server.tables.live import LiveTable
+from sternhalma.server.tables.seats import Seat, check_rated, parse_clock, parse_seats
+from sternhalma.server.tables.table import Action, Table, parse_moves_made
 
 
-class Commands(Copies):
+class Commands:
     """What players ask of a table (the websocket's commands and table creation)."""
+
+    def __init__(self, copies: Copies, clocks: Clocks) -> None:
+        self.copies = copies
+        self.clocks = clocks
 
     async def create(
         self,
@@ -42,7 +48,7 @@ class Commands(Copies):
         identity: str | None = None,
         token: str | None = None,
         address: str = "unknown",
-    ) -> tuple[Table, str, dict[str, Any] | None]:
+    ) -> tuple[LiveTable, str, dict[str, Any] | None]:
         """A new table, the token that holds the creator's seats, and (online tables)
         the creator as a player: ``{"id", "nickname", "secret"}``.
 
@@ -73,7 +79,7 @@ class Commands(Copies):
                 raise TableError("seat", f"seat {seat} is not an online seat of this table")
             if nickname is None:
                 raise TableError("nickname", "type a nickname to sit down")
-            creator = await self.store.identity(nickname, identity, address)
+            creator = await self.copies.store.identity(nickname, identity, address)
             parsed[seat] = _seat(creator, token)
         table = Table(
             id=secrets.token_urlsafe(9),
@@ -86,15 +92,15 @@ class Commands(Copies):
             deadline_rule=deadline_rule,
             rated=rated,
             control=control,
-            now=self.now,
-            same_address=self.same_address,
+            now=self.copies.now,
+            same_address=self.copies.same_address,
         )
-        await self._insert(table, creator)
-        return table, token, None if creator is None else _player(creator)
+        live = await self.copies.insert(table, creator)
+        return live, token, None if creator is None else _player(creator)
 
     async def move(
         self,
-        table: Table,
+        live: LiveTable,
         token: str | None,
         seat: int,
         path: tuple[str, ...],
@@ -104,11 +110,12 @@ class Commands(Copies):
     ) -> dict[str, Any] | None:
         """Play a move for a seat the token holds. Returns a "confirm" question instead
         when the move would put the player out and was not confirmed."""
-        async with table.lock:
+        async with live.lock:
+            table = live.table
             table.check_turn(token, seat)
             if version is not None and version != table.version:
                 raise TableError("stale", "the game moved on; look at the board again")
-            await self._flag_if_out(table)
+            await self.clocks.flag_if_out(live)
             rules = table.rules
             try:
                 move = rules.check_path(
@@ -121,14 +128,15 @@ class Commands(Copies):
             try:
                 event = table.play(seat, move)
             except GameError:
-                await self._flag_if_out(table)
+                await self.clocks.flag_if_out(live)
                 raise
-            await self._commit(table, event)
+            await self.copies.commit(live, event)
         return None
 
-    async def undo(self, table: Table, token: str | None) -> None:
+    async def undo(self, live: LiveTable, token: str | None) -> None:
         """Take back the last person's move and the computer's answers to it."""
-        async with table.lock:
+        async with live.lock:
+            table = live.table
             table.check_creator(token)
             if not table.can_undo():
                 raise TableError("no-undo", "there is no move of yours to take back")
@@ -141,20 +149,22 @@ class Commands(Copies):
                     break
             table.generation += 1
             table.thinking = None
-            await self._commit(table, {"kind": "undo", "moves": undone})
+            await self.copies.commit(live, {"kind": "undo", "moves": undone})
 
-    async def resign(self, table: Table, token: str | None, seat: int | None) -> None:
-        async with table.lock:
+    async def resign(self, live: LiveTable, token: str | None, seat: int | None) -> None:
+        async with live.lock:
+            table = live.table
             seat = table.acting_seat(token, seat)
             table.game.resign(seat)
             table.actions.append(Action(seat, resign=True))
             table.generation += 1
             table.thinking = None
-            await self._commit(table, {"kind": "resign", "seat": seat})
+            await self.copies.commit(live, {"kind": "resign", "seat": seat})
 
-    async def abort(self, table: Table, token: str | None) -> None:
+    async def abort(self, live: LiveTable, token: str | None) -> None:
         """Call the game off before every player has made a first move (never rated)."""
-        async with table.lock:
+        async with live.lock:
+            table = live.table
             held = table.seats_of(token)
             if not held:
                 raise TableError("not-your-seat", "you do not hold a seat at this table")
@@ -165,11 +175,11 @@ class Commands(Copies):
                 )
             turn = table.game.turn
             seat = turn if turn in held else held[0]
-            await self._commit(table, table.abort(seat, "button"))
+            await self.copies.commit(live, table.abort(seat, "button"))
 
     async def sit(
         self,
-        table: Table,
+        live: LiveTable,
         token: str | None,
         seat: int,
         nickname: str,
@@ -179,7 +189,8 @@ class Commands(Copies):
     ) -> dict[str, Any]:
         """Take a free online seat; the reply carries the seat's token and the player.
         The player is made (or renamed) in the same commit as the sit."""
-        async with table.lock:
+        async with live.lock:
+            table = live.table
             if table.status != "waiting":
                 raise TableError("not-waiting", "every seat is taken; you can watch the game")
             if not 0 <= seat < len(table.seats) or table.seats[seat].kind != "online":
@@ -197,22 +208,23 @@ class Commands(Copies):
                         f"somebody at this table is called {other.nickname} already; "
                         "pick another nickname",
                     )
-            player = await self.store.identity(nickname, identity, address)
+            player = await self.copies.store.identity(nickname, identity, address)
             if any(other.player == player.id for other in table.seats):
                 raise TableError("seated", "you already sit at this table (in another window?)")
             seat_token = new_secret()
             table.seats[seat] = _seat(player, seat_token)
-            await self._commit(
-                table, {"kind": "sit", "seat": seat, "nickname": player.nickname}, identity=player
+            await self.copies.commit(
+                live, {"kind": "sit", "seat": seat, "nickname": player.nickname}, identity=player
             )
             if table.status == "playing":
                 table.start_clock()
-                await self._commit(table, {"kind": "start"})
+                await self.copies.commit(live, {"kind": "start"})
         return {"type": "seated", "seat": seat, "token": seat_token, "player": _player(player)}
 
-    async def leave(self, table: Table, token: str | None) -> None:
+    async def leave(self, live: LiveTable, token: str | None) -> None:
         """Stand up from an online seat before the game starts."""
-        async with table.lock:
+        async with live.lock:
+            table = live.table
             seats = [s for s in table.seats_of(token) if table.seats[s].kind == "online"]
             if not seats:
                 raise TableError("not-your-seat", "you do not hold a seat at this table")
@@ -220,29 +232,29 @@ class Commands(Copies):
                 raise TableError("started", "the game has started: resign instead")
             for seat in seats:
                 table.seats[seat] = Seat("online")
-            await self._commit(table, {"kind": "leave", "seat": seats[0]})
+            await self.copies.commit(live, {"kind": "leave", "seat": seats[0]})
 
-    async def rematch(self, table: Table, token: str | None) -> Table | None:
+    async def rematch(self, live: LiveTable, token: str | None) -> LiveTable | None:
         """A new table with the same variant, clock and people (online: seats rotate, once
         every online player asked); None while others have not asked yet."""
-        async with table.lock:
+        async with live.lock:
+            table = live.table
             seats = table.seats_of(token)
             if not seats:
                 raise TableError("not-your-seat", "you do not hold a seat at this table")
             if table.rematch is not None:
-                return await self.get(table.rematch)
+                return await self.copies.get(table.rematch)
             if not table.over:
                 raise TableError("not-over", "a rematch is offered once the game is over")
             if table.online:
                 table.rematch_offers |= set(seats)
                 wanted = {s for s, seat in enumerate(table.seats) if seat.kind == "online"}
                 if not wanted <= table.rematch_offers:
-                    await self._commit(table, {"kind": "rematch-offer", "seat": seats[0]})
+                    await self.copies.commit(live, {"kind": "rematch-offer", "seat": seats[0]})
                     return None
-            new = self._rematch_of(table)
-            await self._insert(new)
+            new = await self.copies.insert(self._rematch_of(table))
             table.rematch = new.id
-            await self._commit(table, {"kind": "rematch", "table": new.id})
+            await self.copies.commit(live, {"kind": "rematch", "table": new.id})
             return new
 
     def _rematch_of(self, table: Table) -> Table:
@@ -262,7 +274,7 @@ class Commands(Copies):
             deadline_rule=table.deadline_rule,
             rated=table.rated,
             control=table.control,
-            now=self.now,
+            now=self.copies.now,
             previous=table.id,
             same_address=table.same_address,
         )

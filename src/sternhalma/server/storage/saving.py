@@ -19,10 +19,10 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from sternhalma.rating import Rating, rate_game
-from sternhalma.server.database import VersionConflict
-from sternhalma.server.identities import Identity, IdentityRules, claim, played
-from sternhalma.server.schema import EventRow, RatingChangeRow, RatingRow, TableRow
-from sternhalma.server.stored import RatedGame, StoredTable, columns, rating_change
+from sternhalma.server.storage.database import VersionConflict
+from sternhalma.server.storage.identities import Identity, IdentityRules, claim, played
+from sternhalma.server.storage.schema import EventRow, RatingChangeRow, RatingRow, TableRow
+from sternhalma.server.storage.stored import RatedGame, StoredTable, columns, rating_change
 
 
 @dataclass

@@ -1,8 +1,8 @@
 """Tables, their event log, players and ratings on disk (SQLAlchemy 2 async + Alembic).
 
-The rows are in server/schema.py, the records the store hands out in
-server/stored.py, how a commit is written in server/saving.py, and the
-connection (URL, SQLite settings, errors) in server/database.py.
+The rows are in server/storage/schema.py, the records the store hands out in
+server/storage/stored.py, how a commit is written in server/storage/saving.py, and the
+connection (URL, SQLite settings, errors) in server/storage/database.py.
 
 Every change of a table is one transaction: the snapshot is updated only if
 its version is still the one the change was made on (an optimistic check), and
@@ -11,7 +11,7 @@ server processes can never both apply a move. A rated game's rating update is
 part of the same transaction as the event that ended it.
 
 The schema is made and upgraded by the Alembic migrations in
-``server/migrations/`` when the server starts; a database file of part 1 (made
+``server/storage/migrations/`` when the server starts; a database file of part 1 (made
 before migrations existed) is recognised and upgraded too.
 """
 
@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
 import secrets
-import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
@@ -35,7 +33,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async
 
 from sternhalma.jsontext import read_json
 from sternhalma.rating import ESTABLISHED_GAMES
-from sternhalma.server.database import (
+from sternhalma.server.protocol import TableError
+from sternhalma.server.storage.database import (
     DatabaseSchemaError,
     DatabaseUnavailable,
     DatabaseUrlError,
@@ -46,7 +45,7 @@ from sternhalma.server.database import (
     sqlite_connect,
     unavailable,
 )
-from sternhalma.server.identities import (
+from sternhalma.server.storage.identities import (
     Identity,
     IdentityRules,
     Origin,
@@ -54,9 +53,8 @@ from sternhalma.server.identities import (
     existing,
     hash_address,
 )
-from sternhalma.server.protocol import TableError
-from sternhalma.server.saving import PendingCommit, save_all
-from sternhalma.server.schema import (
+from sternhalma.server.storage.saving import PendingCommit, save_all
+from sternhalma.server.storage.schema import (
     Base,
     EventRow,
     PlayerRow,
@@ -65,7 +63,7 @@ from sternhalma.server.schema import (
     TableRow,
     table_columns,
 )
-from sternhalma.server.stored import (
+from sternhalma.server.storage.stored import (
     RatedGame,
     StoredClock,
     StoredTable,
@@ -74,6 +72,7 @@ from sternhalma.server.stored import (
     rating_change,
     stored_table,
 )
+from sternhalma.server.storage.tokens import hash_secret, new_secret
 
 # Names the rest of the server and the tests import from here.
 __all__ = [
@@ -88,28 +87,10 @@ __all__ = [
     "TableRow",
     "VersionConflict",
     "database_url",
-    "hash_secret",
-    "new_secret",
     "table_columns",
-    "wall_ms",
 ]
 
 log = logging.getLogger(__name__)
-
-
-def wall_ms() -> int:
-    """Milliseconds since the epoch: when something was saved (clock checkpoints)."""
-    return time.time_ns() // 1_000_000
-
-
-def hash_secret(secret: str) -> str:
-    """Only hashes of seat tokens and identities are stored (SHA-256, hex)."""
-    return hashlib.sha256(secret.encode()).hexdigest()
-
-
-def new_secret() -> str:
-    """A long random secret (seat tokens, identities): 32 URL-safe characters."""
-    return secrets.token_urlsafe(24)
 
 
 class Store:
@@ -175,7 +156,7 @@ class Store:
         after the other (the others then find the schema up to date). A write that
         changes nothing proves the database writable: a read-only file or a full disk
         is refused here, at start, not at the first move."""
-        from sternhalma.server.migrations import upgrade
+        from sternhalma.server.storage.migrations import upgrade
 
         async with self.writer.begin() as connection:
             if self.postgres:

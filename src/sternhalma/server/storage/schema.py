@@ -1,5 +1,5 @@
 """The database's tables as SQLAlchemy rows (the schema the Alembic migrations in
-``server/migrations/`` make and upgrade):
+``server/storage/migrations/`` make and upgrade):
 
 - ``tables``: one row per table, the snapshot that rebuilds it: variant, seats
   (with the online players' nicknames and hashed seat tokens), start, the
@@ -106,7 +106,7 @@ class PlayerRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     # -- issue 14 (migration 0003) --
-    #: The nickname's key (`nickname_key`, server/nicknames.py; migration 0004) while this
+    #: The nickname's key (`nickname_key`, server/storage/nicknames.py; migration 0004) while this
     #: player holds it; None once another player took the nickname it had let go.
     name_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
     #: SHA-256 of the address the identity was made from (None: made before 0003).

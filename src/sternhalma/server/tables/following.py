@@ -20,20 +20,41 @@ from typing import Any
 
 from sternhalma.errors import SternhalmaError
 from sternhalma.game import GameError
-from sternhalma.server.copies import Copies
+from sternhalma.server.bus import Bus
 from sternhalma.server.protocol import TableError
-from sternhalma.server.store import DatabaseUnavailable
-from sternhalma.server.table import Table
+from sternhalma.server.storage.store import DatabaseUnavailable
+from sternhalma.server.tables.computer_turns import ComputerTurns
+from sternhalma.server.tables.copies import Copies
+from sternhalma.server.tables.live import LiveTable
+from sternhalma.server.tables.presence import Presence
 
 log = logging.getLogger(__name__)
 
 
-class Following(Copies):
+class Following:
     """Another process's changes applied to this process's copies, and the sweep."""
 
-    def _observe(
-        self, table_id: str, message: dict[str, Any], origin: str
-    ) -> dict[str, Any] | None:
+    def __init__(
+        self,
+        copies: Copies,
+        bus: Bus,
+        presence: Presence,
+        computer: ComputerTurns,
+        *,
+        takeover: float,
+    ) -> None:
+        self.copies = copies
+        self.bus = bus
+        self.presence = presence
+        self.computer = computer
+        #: Seconds after which a computer's turn nobody played is taken over.
+        self.takeover = takeover
+        self._sweeper: asyncio.Task[None] | None = None
+        self._unavailable = False
+        #: Copies found behind the database by the last sweep, and their versions then.
+        self._behind: dict[str, int] = {}
+
+    def observe(self, table_id: str, message: dict[str, Any], origin: str) -> dict[str, Any] | None:
         """Another process's message for a table; what this process's viewers get."""
         if message.get("type") == "presence":
             return self.presence.heard(table_id, message, origin)
@@ -46,28 +67,30 @@ class Following(Copies):
         The next move or "thinking" is applied to the copy (the referee checks the move
         again); anything else, a gap, or a copy busy with a command of its own drops
         the copy, and the database's copy replaces it."""
-        table = self.tables.get(table_id)
+        copies = self.copies
+        live = copies.live.get(table_id)
         version = message.get("v")
         if not isinstance(version, int):
             return
-        if table_id in self._loading and version > self._heard.get(table_id, 0):
-            self._heard[table_id] = version
-        if table is None or version <= table.version:
+        if table_id in copies.loading and version > copies.heard.get(table_id, 0):
+            copies.heard[table_id] = version
+        if live is None or version <= live.table.version:
             return
-        if table.lock.locked():
+        if live.lock.locked():
             # A command of this process is under way: apply after it (in arrival order).
-            self._spawn(self._observe_later(table, message))
+            copies.spawn(self._observe_later(live, message))
             return
-        self._apply(table, message, version)
+        self._apply(live, message, version)
 
-    async def _observe_later(self, table: Table, message: dict[str, Any]) -> None:
-        async with table.lock:
+    async def _observe_later(self, live: LiveTable, message: dict[str, Any]) -> None:
+        async with live.lock:
             version = message["v"]
-            if not table.dropped and version > table.version:
-                self._apply(table, message, version)
+            if not live.dropped and version > live.table.version:
+                self._apply(live, message, version)
 
-    def _apply(self, table: Table, message: dict[str, Any], version: int) -> None:
+    def _apply(self, live: LiveTable, message: dict[str, Any], version: int) -> None:
         """Apply the next move or "thinking" to the copy; drop it for anything else."""
+        table = live.table
         event = message.get("event")
         if (
             message.get("type") == "event"
@@ -88,24 +111,16 @@ class Following(Copies):
                 pass
             else:
                 table.version = version
-                table.changed.set()
-                table.cancel_stale_jobs()
+                live.changed.set()
+                live.cancel_stale_jobs()
                 return
-        self._drop(table)
-        self._spawn(self._reload(table.id))
-
-    def _drop(self, table: Table) -> None:
-        """Forget this process's copy (without telling anybody)."""
-        table.dropped = True
-        table.changed.set()
-        table.cancel_stale_jobs()
-        if self.tables.get(table.id) is table:
-            del self.tables[table.id]
+        self.copies.drop(live)
+        self.copies.spawn(self._reload(live.id))
 
     async def _reload(self, table_id: str) -> None:
         """Rebuild a dropped copy from the database (its clock is watched again)."""
         with contextlib.suppress(SternhalmaError):
-            await self.get(table_id)
+            await self.copies.get(table_id)
 
     def start(self, interval: float) -> None:
         """Sweep every ``interval`` seconds until ``close``."""
@@ -120,46 +135,55 @@ class Following(Copies):
 
         self._sweeper = asyncio.get_running_loop().create_task(sweeping())
 
+    async def close(self) -> None:
+        """Stop sweeping."""
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
+
     async def sweep(self) -> None:
         """Make good what another process or a lost message left undone: copies behind
         the database are rebuilt and their viewers sent a ``sync`` with the events they
         missed; every running clock is watched here too; a computer's turn nobody has
         played for ``takeover`` seconds is played here (the version check decides if
         two processes try)."""
+        copies = self.copies
+        store = copies.store
         try:
-            ids = sorted(set(self.tables) | set(self.bus.watched()))
-            stored = await self.store.versions(ids)
+            ids = sorted(set(copies.live) | set(self.bus.watched()))
+            stored = await store.versions(ids)
             behind: dict[str, int] = {}
             for table_id in ids:
-                table = self.tables.get(table_id)
+                live = copies.live.get(table_id)
                 version = stored.get(table_id)
                 if version is None or (
-                    table is not None and (table.version == version or table.lock.locked())
+                    live is not None and (live.table.version == version or live.lock.locked())
                 ):
                     continue
                 # Under load many copies are a message behind for a few milliseconds: a
                 # copy has missed one only if it is still behind at the next sweep.
-                if table is not None and self._behind.get(table_id) != table.version:
-                    behind[table_id] = table.version
+                if live is not None and self._behind.get(table_id) != live.table.version:
+                    behind[table_id] = live.table.version
                     continue
-                await self._resync(table_id, table)
+                await self._resync(table_id, live)
             self._behind = behind
             await self.presence.refresh()
-            for table_id in await self.store.running_with_clock():
-                if table_id not in self.tables:
+            for table_id in await store.running_with_clock():
+                if table_id not in copies.live:
                     await self._reload(table_id)
-            for table_id in await self.store.stalled_computer_tables(self.takeover):
-                if table_id in self._thinking:
+            for table_id in await store.stalled_computer_tables(self.takeover):
+                if table_id in self.computer.here:
                     continue
                 try:
-                    table = await self.get(table_id)
+                    live = await copies.get(table_id)
                 except TableError as error:
                     if error.code == "broken-table":
                         continue  # logged where found; the other tables are taken over
                     raise
-                if not table.lock.locked() and not table.dropped:
-                    table.thinking = None
-                    self._after_change(table)
+                if not live.lock.locked() and not live.dropped:
+                    live.table.thinking = None
+                    copies.changed(live)
         except DatabaseUnavailable as error:
             if not self._unavailable:
                 log.warning("the sweep waits for the database: %s", error.detail)
@@ -167,21 +191,21 @@ class Following(Copies):
             return
         self._unavailable = False
 
-    async def _resync(self, table_id: str, table: Table | None) -> None:
+    async def _resync(self, table_id: str, live: LiveTable | None) -> None:
         """Rebuild the table from the database and send this process's viewers a sync
         with the events after the version they were last sent."""
         since = None
-        if table is not None:
-            since = table.version
-            self._drop(table)
+        if live is not None:
+            since = live.table.version
+            self.copies.drop(live)
         try:
-            fresh = await self.get(table_id)
+            fresh = await self.copies.get(table_id)
         except TableError:
             return
         missed = None
-        if since is not None and since < fresh.version:
-            missed = await self.store.events_since(table_id, since)
+        if since is not None and since < fresh.table.version:
+            missed = await self.copies.store.events_since(table_id, since)
         self.bus.deliver(
             table_id,
-            {"type": "sync", "v": fresh.version, "state": fresh.state(), "missed": missed},
+            {"type": "sync", "v": fresh.table.version, "state": fresh.state(), "missed": missed},
         )

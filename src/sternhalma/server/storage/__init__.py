@@ -1,0 +1,1 @@
+"""The database behind the tables: the store, its rows and migrations, identities."""
