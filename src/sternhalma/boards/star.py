@@ -1,4 +1,4 @@
-"""The 121-hole star of Chinese checkers (RULES.md §1).
+"""The 121-hole star of Chinese checkers (rules.md#the-star-board).
 
 Holes are (q, r): q the diagonal a..q (1..17), r the row 1..17 from the
 bottom. Index order is row by row from the bottom, left to right, so
