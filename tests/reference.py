@@ -1,4 +1,4 @@
-"""A slow, independent reading of RULES.md §1 moves, to check the engine against.
+"""A slow, independent reading of rules.md#moves, to check the engine against.
 
 Written straight from the rules text with coordinates and sets, no bitboards
 and no tables from the engine: if both agree, the fixtures are right.

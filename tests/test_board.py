@@ -1,4 +1,4 @@
-"""Geometry of the star (RULES.md §1 "Coordinates and names", "The six points", "Seating")."""
+"""Geometry of the star (rules.md#the-star-board) and the seating (rules.md#variants)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from sternhalma.boards.base import bits
 from sternhalma.boards.star import COLOURS, STAR, opposite
 from sternhalma.rules import STAR_SEATING, find_variant
 
-# The rows of the RULES.md drawing, bottom to top.
+# The rows of the drawing in rules.md#the-star-board, bottom to top.
 ROWS = {
     1: "m1",
     2: "l2 m2",

@@ -1,4 +1,5 @@
-"""Capture Chinese checkers (RULES.md §2) at the ruleset level: one test per rule."""
+"""Capture Chinese checkers at the ruleset level: one test per rule of
+rules.md#capture-chinese-checkers."""
 
 from __future__ import annotations
 

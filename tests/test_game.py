@@ -1,4 +1,4 @@
-"""The referee, one scenario per rule of RULES.md §1 "Finishing" to "Clock".
+"""The referee, one scenario per rule of rules.md#finishing to rules.md#clocks-and-resigning.
 
 Every test builds the position (or the short move list) its rule needs.
 Positions only hold the marbles that matter; counts are not checked.
@@ -605,7 +605,8 @@ def test_a_copy_is_independent() -> None:
 
 
 def test_halma_repetition_is_a_draw() -> None:
-    # White has a piece in its goal camp, yet a repeated position draws (RULES.md §3).
+    # White has a piece in its goal camp, yet a repeated position draws
+    # (rules.md#the-end-of-the-game).
     start = position("halma-2", "white", white="a16 h8", black="j9")
     game = Game("halma-2", start=start)
     shuffle = ("h8-h7", "j9-j10", "h7-h8", "j10-j9")

@@ -1,4 +1,4 @@
-"""Halma (RULES.md §3, and our halma-4) at the ruleset level: the board, camps and moves."""
+"""Halma (rules.md#halma, and our halma-4) at the ruleset level: the board, camps and moves."""
 
 from __future__ import annotations
 

@@ -2,8 +2,9 @@
 
 Each ``tests/data/<variant>.json`` holds positions (the start and mid-game
 positions) with their full sorted legal-move lists. The engine must give
-exactly those lists, and an independent, slow reading of RULES.md §2 and §3
-below (coordinates and sets, nothing from the engine) must agree with them.
+exactly those lists, and an independent, slow reading of the rules below
+(rules.md#capture-chinese-checkers and rules.md#halma; coordinates and sets,
+nothing from the engine) must agree with them.
 The fixtures are written by ``python tests/make_fixtures.py``; the engine is
 checked against them in test_fixtures.py.
 """
@@ -29,7 +30,7 @@ def cell(text: str) -> Cell:
     return ord(text[0]) - ord("a") + 1, int(text[1:])
 
 
-# -- capture, read from RULES.md §2 ---------------------------------------------------------
+# -- capture, read from rules.md#capture-chinese-checkers -----------------------------------
 HEX = ((1, 0), (-1, 0), (0, 1), (-1, 1), (0, -1), (1, -1))
 
 
@@ -75,7 +76,7 @@ def capture_paths(pieces: list[str], long: bool) -> set[str]:
     return paths
 
 
-# -- Halma, read from RULES.md §3 -----------------------------------------------------------
+# -- Halma, read from rules.md#halma ---------------------------------------------------------
 KING = [(dc, dr) for dc in (-1, 0, 1) for dr in (-1, 0, 1) if (dc, dr) != (0, 0)]
 
 

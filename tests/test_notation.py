@@ -1,4 +1,4 @@
-"""Position JSON (RULES.md §4): round trips and a clear error for each kind of bad input."""
+"""Position JSON (rules.md#position-json): round trips, a clear error for each kind of bad input."""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Computer players: Easy and Medium as RULES.md §5 defines them, Hard's search, one interface."""
+"""Computer players: Easy and Medium, Hard's search, one interface.
+
+Easy and Medium as docs/players.md#easy-and-medium defines them.
+"""
 
 from __future__ import annotations
 
@@ -60,7 +63,7 @@ def test_an_unknown_level_is_a_readable_value_error() -> None:
     assert issubclass(UnknownLevelError, SternhalmaError)
 
 
-# -- progress rows (RULES.md §5) -------------------------------------------------
+# -- progress rows ---------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -83,7 +86,7 @@ def test_row_index_runs_from_1_at_the_home_tip_to_17_at_the_goal_tip(
 
 
 def test_halma_row_index_is_the_anti_diagonal_toward_the_goal_corner() -> None:
-    # RULES.md §5: white (bottom-right camp) (17 - column) + row - 1, black the mirror.
+    # The source documents' rule: white (bottom-right camp) (17 - column) + row - 1, black mirrored.
     assert rows_of("halma-2", "white", "p1") == 1
     assert rows_of("halma-2", "white", "a16") == 31
     assert rows_of("halma-2", "white", "c5") == (17 - 3) + 5 - 1
@@ -148,7 +151,7 @@ def test_choose_after_the_end_is_refused() -> None:
             player.choose(game)
 
 
-# -- Easy and Medium (RULES.md §5) ------------------------------------------------
+# -- Easy and Medium (docs/players.md#easy-and-medium) -----------------------------
 
 
 def test_easy_picks_only_moves_that_raise_the_marbles_row() -> None:
@@ -199,7 +202,7 @@ def test_in_capture_medium_takes_the_longest_chain_and_easy_any_legal_one() -> N
         assert rules.is_legal(start, EasyPlayer(2).choose(game))
 
 
-# -- deadline care (RULES.md §5) -----------------------------------------------------
+# -- deadline care (docs/players.md#easy-and-medium) -------------------------------------
 
 #: White on its 28th move with one marble still at home (m4) and a big jump elsewhere.
 NEAR_DEADLINE = position(
@@ -597,7 +600,7 @@ def play_to_the_deadline(player: HardPlayer | MediumPlayer) -> Game:
 
 
 def test_the_simple_care_shuffles_inside_the_home_until_the_deadline_puts_it_out() -> None:
-    game = play_to_the_deadline(MediumPlayer(1))  # RULES.md §5, kept as defined
+    game = play_to_the_deadline(MediumPlayer(1))  # the source documents' care, kept as defined
     assert game.status("white") == "out"
 
 

@@ -1,4 +1,4 @@
-"""One test per move rule of RULES.md §1 "Moves", each on a position built for it."""
+"""One test per move rule of rules.md#moves, each on a position built for it."""
 
 from __future__ import annotations
 

@@ -2,9 +2,9 @@
 
 Everything is integer milliseconds. The time source is injectable (a callable
 returning milliseconds), so tests set the time instead of sleeping and a
-server can use its own monotonic clock. RULES.md §1 "Clock, resignation":
-the increment is added after a move only when that move came in time; a
-player whose bank reaches zero has flagged.
+server can use its own monotonic clock. The clock of
+rules.md#clocks-and-resigning: the increment is added after a move only when
+that move came in time; a player whose bank reaches zero has flagged.
 """
 
 from __future__ import annotations

@@ -1,16 +1,17 @@
-"""The referee: one game from its start to its result (RULES.md §1 "Finishing" to "Clock").
+"""The referee: one game from its start to its result.
 
+The rules it applies run from rules.md#finishing to rules.md#clocks-and-resigning.
 A ``Game`` holds the history and never trusts its caller: a move from the
 wrong seat, after the end, or an illegal one is refused with a reason. It
 works for every ruleset through the ``Ruleset`` hooks (``deadline``,
 ``last_reply``, ``has_finished``, ``standing``, ``teams``,
 ``ends_at_first_finish``), never by testing variant ids.
 
-After every move it applies RULES.md edge case 7 in order: (1) the mover's
-leaving-home deadline, (2) finishing for everyone still in play, (3) the
-two-player last reply, or the end when at most one player is still playing,
-(4) round close and the 150-round limit, (5) the next seat, with automatic
-passes and the "no moves" end, (6) threefold repetition.
+After every move it applies rules.md#order-of-checks-after-each-move, in
+order: (1) the mover's leaving-home deadline, (2) finishing for everyone still
+in play, (3) the two-player last reply, or the end when at most one player is
+still playing, (4) round close and the 150-round limit, (5) the next seat,
+with automatic passes and the "no moves" end, (6) threefold repetition.
 """
 
 from __future__ import annotations
@@ -26,9 +27,9 @@ from sternhalma.rules import find_variant
 from sternhalma.rules.base import Ruleset
 from sternhalma.rules.race import RaceRules
 
-#: The most rounds a game lasts (RULES.md "Limit").
+#: The most rounds a game lasts (rules.md#limit).
 ROUND_LIMIT = 150
-#: The same position this many times ends the game (RULES.md "Repetition").
+#: The same position this many times ends the game (rules.md#repetition).
 REPETITIONS = 3
 
 # A seat's state during the game.
@@ -114,7 +115,7 @@ class _Saved:
 
 
 class Game:
-    """A game of any variant, refereed by RULES.md.
+    """A game of any variant, refereed by the rules in rules.md.
 
     ``start`` is the position to begin from (the variant's initial one by
     default); ``moves_made`` and ``rounds_played`` say how far a game set up
@@ -166,7 +167,7 @@ class Game:
         self.moves: list[Move] = []
         #: Every turn in order, passes included.
         self.turns: list[Turn] = []
-        #: Closed rounds (RULES.md edge case 2).
+        #: Closed rounds (rules.md#round).
         self.rounds_played = rounds_played
         self.result: Result | None = None
         self._made = made
@@ -234,7 +235,7 @@ class Game:
 
     def times_seen(self, position: Position) -> int:
         """How often ``position`` (marbles and the player to move) has stood so far: a
-        third time ends the game (RULES.md "Repetition")."""
+        third time ends the game (rules.md#repetition)."""
         return self._seen.get(position, 0)
 
     def legal_moves(self) -> list[Move]:
@@ -244,7 +245,7 @@ class Game:
         return self.rules.legal_moves(self.position)
 
     def would_put_out(self, move: Move | Sequence[int] | str) -> bool:
-        """Whether playing ``move`` now would put its player out (RULES.md edge case 5).
+        """Whether playing ``move`` now would put its player out (rules.md#leaving-home-in-time).
 
         A table asks the player to confirm such a move. The move must be legal.
         """
@@ -278,7 +279,7 @@ class Game:
         return played
 
     def resign(self, seat: int | str) -> None:
-        """``seat`` resigns (any time, while still in play); the game ends (edge case 12)."""
+        """``seat`` resigns while in play; the game ends (rules.md#clocks-and-resigning)."""
         self._give_up(self._expect_playing(seat, "resign"), RESIGNED, "resignation")
 
     def flag(self, seat: int | str) -> None:
@@ -353,7 +354,7 @@ class Game:
         other._undo = list(self._undo)
         return other
 
-    # -- one move, in the order of RULES.md edge case 7 ----------------------
+    # -- one move, in the order of rules.md#order-of-checks-after-each-move --
     def _move(self, mover: int, move: Move) -> None:
         after = self.rules.apply_unchecked(self.position, move)
         self.moves.append(move)
@@ -374,7 +375,7 @@ class Game:
         self._advance(following)  # (5) and (6)
 
     def _deadline_break(self, after: Position, seat: int, move: Move, made: int) -> str | None:
-        """Why ``move`` (the seat's ``made``-th) puts its player out, or None (edge cases 3-5)."""
+        """Why the seat's ``made``-th move puts it out, or None (rules.md#leaving-home-in-time)."""
         if self.deadline is None or made < self.deadline or self._race is None:
             return None
         race = self._race
@@ -394,7 +395,7 @@ class Game:
 
     @staticmethod
     def _locked(race: RaceRules, position: Position, seat: int, hole: int) -> bool:
-        """RULES.md "Locked": no move out of the home, and another player's marble beside it."""
+        """rules.md#locked: no move out of the home, and another player's marble beside it."""
         others = position.occupied & ~position.marbles[seat]
         if not race.board.neighbour_mask[hole] & others:
             return False
@@ -494,14 +495,14 @@ class Game:
             return can_move[s]
 
         if not any(able(s) for s in self.in_play):
-            if self._replying(seat):  # edge case 9: black cannot reply, passes, white wins
+            if self._replying(seat):  # rules.md#finishing: black cannot reply, white wins
                 self.turns.append(Turn(seat, None))
                 self._end("last-reply")
             else:
                 self._end("no-moves")
             return
         while not able(seat):
-            self.turns.append(Turn(seat, None))  # a pass: a turn, not a move (edge case 1)
+            self.turns.append(Turn(seat, None))  # a turn, not a move (rules.md#passing)
             if self._end_checks(seat, self._finished(), None) or self._close_round(seat):
                 return
             following = self._next_in_play(seat)
@@ -525,7 +526,7 @@ class Game:
 
     # -- the end --------------------------------------------------------------
     def _end(self, ending: str, seat: int | None = None) -> None:
-        """Rank everyone without a place (edge case 10) and write the result."""
+        """Rank everyone without a place (rules.md#ranking) and write the result."""
         rules = self.rules
         standing = {s: rules.standing(self.position, s) for s in range(rules.players)}
         if ending == "repetition" and rules.repetition_is_draw:

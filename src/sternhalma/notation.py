@@ -1,4 +1,4 @@
-"""Text forms: move text and position JSON (RULES.md §4).
+"""Text forms: move text and position JSON (rules.md#move-text, rules.md#position-json).
 
 Parsing never trusts its input: every problem raises a ValueError subclass
 whose message says what is wrong.

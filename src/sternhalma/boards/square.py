@@ -1,4 +1,4 @@
-"""The 16×16 Halma board (RULES.md §3) and its corner camps.
+"""The 16×16 Halma board (rules.md#halma) and its corner camps.
 
 Squares are (column, row), both 1..16: columns ``a``..``p`` from left to
 right, rows from the bottom. Index order is row by row from the bottom, left

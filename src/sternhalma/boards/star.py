@@ -1,4 +1,4 @@
-"""The 121-hole star of Chinese checkers (RULES.md §1).
+"""The 121-hole star of Chinese checkers (rules.md#the-star-board).
 
 Holes are (q, r): q the diagonal a..q (1..17), r the row 1..17 from the
 bottom. Index order is row by row from the bottom, left to right, so
@@ -12,9 +12,8 @@ from sternhalma.boards.base import Board
 #: The six neighbour directions: right, left, up-right, up-left, down-left, down-right.
 HEX_DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (-1, 1), (0, -1), (1, -1))
 
-#: Seat colours clockwise from the bottom point, with their point's name.
+#: Seat colours clockwise from the bottom point.
 COLOURS = ("white", "red", "blue", "black", "yellow", "green")
-POINT_NAMES = ("S", "SW", "NW", "N", "NE", "SE")
 
 _POINT_HOLES = {
     "white": "m1 l2 m2 k3 l3 m3 j4 k4 l4 m4",

@@ -1,4 +1,4 @@
-"""Computer players: Easy, Medium (RULES.md §5) and Hard (ours).
+"""Computer players (docs/players.md): Easy, Medium (the source documents' levels), Hard (ours).
 
 Every level has one interface, ``choose(game, budget=None) -> Move``: pure
 CPU work that returns a legal move for the seat to move, reproducible from

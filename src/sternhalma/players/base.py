@@ -60,11 +60,11 @@ class Player(ABC):
         """The level's choice among ``options`` (legal, deadline-safe, at least two)."""
 
     def careful(self, game: Game, seat: int, moves: list[Move]) -> list[Move]:
-        """The moves the level may pick from: RULES.md §5's deadline care."""
+        """The moves the level may pick from: the care of docs/players.md#easy-and-medium."""
         return careful_moves(game, seat, moves, self.deadline_margin(game, seat))
 
     def deadline_margin(self, game: Game, seat: int) -> int:
-        """How many moves before the deadline the care begins (RULES.md §5: 5)."""
+        """How many moves before the deadline the care begins (the source documents' 5)."""
         return DEADLINE_MARGIN
 
     def random_for(self, game: Game) -> random.Random:
@@ -78,7 +78,7 @@ class Player(ABC):
 def careful_moves(
     game: Game, seat: int, moves: list[Move], margin: int = DEADLINE_MARGIN
 ) -> list[Move]:
-    """The moves a player may pick from, by RULES.md §5's deadline care.
+    """The moves a player may pick from, by the deadline care (docs/players.md#easy-and-medium).
 
     Never a move that puts the player out while another move exists; and from
     ``margin`` moves before the deadline, only moves of marbles still

@@ -1,6 +1,7 @@
-"""Easy (RULES.md §5): a random move that raises the moving marble's row index.
+"""Easy: a random move that raises the moving marble's row index.
 
-In the capture game, where nobody owns a piece, Easy plays a random legal move.
+The source documents' level (docs/players.md#easy-and-medium). In the capture game,
+where nobody owns a piece, Easy plays a random legal move.
 """
 
 from __future__ import annotations

@@ -3,10 +3,10 @@
 A race position is judged by a per-seat *cost* of every hole, summed over the
 seat's marbles. The cost is built from the progress rows (rows.py) and
 grows faster than the rows themselves, so a marble left behind costs more
-than the same distance spread over the others (RULES.md's "leave no marble
-behind"). On top, a *group* term keeps the army together: the further a
-marble runs ahead of the others, the fewer rungs it leaves for their jump
-ladders, and the last marble ends up walking alone.
+than the same distance spread over the others. On top, a *group* term keeps
+the army together: the further a marble runs ahead of the others, the fewer
+rungs it leaves for their jump ladders, and the last marble ends up walking
+alone.
 
 Both parts are sums over marbles (the group term needs the sum of the rows
 still to go and is then a formula of it), so a move changes them by two

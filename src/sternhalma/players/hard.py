@@ -116,7 +116,7 @@ class HardSettings:
     #: Read the game's history at the root (repetitions, marbles stepping straight back);
     #: False is Hard as it played before, to measure the difference.
     history: bool = True
-    #: Plan the way out of home past rivals' marbles (False: only RULES.md §5's care, begun
+    #: Plan the way out of home past rivals' marbles (False: only the simple levels' care, begun
     #: as early as the steps the marbles at home need, as Hard did before).
     way_out: bool = True
 
@@ -153,11 +153,11 @@ class HardPlayer(Player):
     def deadline_margin(self, game: Game, seat: int) -> int:
         """Begin the deadline care early enough to walk every marble out of home.
 
-        RULES.md §5's fixed 5 moves is too late when a marble sits deep in the
-        home behind others, or when rivals' marbles stand in its way: Hard
-        counts the moves the marbles at home need (on an empty board, and past
-        the marbles standing there if that takes more), and begins at once
-        when one cannot get out as things stand.
+        The simple levels' fixed 5 moves (docs/players.md#easy-and-medium) are too late when
+        a marble sits deep in the home behind others, or when rivals' marbles
+        stand in its way: Hard counts the moves the marbles at home need (on an
+        empty board, and past the marbles standing there if that takes more),
+        and begins at once when one cannot get out as things stand.
         """
         rules = game.rules
         if not isinstance(rules, RaceRules):
@@ -168,7 +168,7 @@ class HardPlayer(Player):
         return max(DEADLINE_MARGIN, needed + 1)
 
     def careful(self, game: Game, seat: int, moves: list[Move]) -> list[Move]:
-        """RULES.md §5's care, and a way out when it would only shuffle inside the home.
+        """The simple levels' care, and a way out when it would only shuffle inside the home.
 
         When no marble at home can leave in one move, the care keeps the moves
         of marbles at home, and a marble whose way out is closed (own marbles
@@ -294,7 +294,7 @@ def _unrepeated(game: Game, seat: int, options: list[Move], history: bool) -> li
     """The options by what the game's history says about them.
 
     A move that makes a position stand the third time ends the game at once
-    (RULES.md "Repetition"): when that ranks us above every rival it is the move
+    (rules.md#repetition): when that ranks us above every rival it is the move
     to play; when it ranks one above us it is never played; a draw by it
     (Halma) is not played while we stand ahead, as the round limit would rank
     us first. And a marble does not go straight back where our last move took

@@ -2,7 +2,7 @@
 how a rival has been playing.
 
 The search looks only forward from the position; the referee also counts how
-often each position has stood (RULES.md "Repetition"): a third time ends the
+often each position has stood (rules.md#repetition): a third time ends the
 game, ranked on the star and a draw in Halma. These helpers let the root of
 Hard's decision (hard.py) see that ending before it plays into it, and see a
 marble about to go straight back where it came from.
@@ -53,7 +53,7 @@ def last_move(game: Game, seat: int) -> Move | None:
 
 def races(game: Game, seat: int, moves: int) -> bool:
     """Whether each of ``seat``'s last ``moves`` moves gained the most rows it could
-    (as a racing player plays, RULES.md's Medium); False before it has made that many.
+    (as a racing player plays, like Medium); False before it has made that many.
 
     The positions before them come from walking the game back from where it stands:
     a race move only moves one marble (for capture games this says False).

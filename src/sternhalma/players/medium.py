@@ -1,7 +1,8 @@
-"""Medium (RULES.md §5): the move that raises the moving marble's row index the most.
+"""Medium: the move that raises the moving marble's row index the most.
 
-Ties are broken at random. In the capture game Medium takes the move that
-captures the most pieces (one per hop of the chain).
+The source documents' level (docs/players.md#easy-and-medium). Ties are broken at random.
+In the capture game Medium takes the move that captures the most pieces (one
+per hop of the chain).
 """
 
 from __future__ import annotations

@@ -7,10 +7,11 @@ position:
   deepening, a transposition table and moves ordered by their gain.
 - **playouts** (three or more in contact): our most promising options,
   each played out many times for a few moves, the rivals racing (a move
-  that gains the most rows, as RULES.md's Medium plays, which one of several
-  by chance) and we playing our best move by the evaluation. A crowd's
-  marbles are rungs and obstacles that move between our moves; playing the
-  moves out sees which options still pay after the others have moved.
+  that gains the most rows, as Medium plays (docs/players.md#easy-and-medium),
+  which one of several by chance) and we playing our best move by the
+  evaluation. A crowd's marbles are rungs and obstacles that move between
+  our moves; playing the moves out sees which options still pay after the
+  others have moved.
 - **best-reply** (three or more, the measured baseline): our moves
   alternate with the single strongest reply of any rival (Schadd &
   Winands' best-reply search, the published winner over max-n and paranoid
@@ -18,7 +19,7 @@ position:
   that come near ours.
 - **forecast** (two players, once we lead by far): our moves only, but
   before each of them the rival plays the move a racing player plays, its
-  biggest gain in rows (RULES.md's Medium), so the search plans on the
+  biggest gain in rows (as Medium plays), so the search plans on the
   board as it will be, not as it stands. Far behind, the rival's blocking
   can no longer win it the game, and planning on its likely moves finishes
   sooner than guarding against its worst one. (With three or more players
@@ -660,7 +661,7 @@ class RaceSearch:
 
     def _racing_moves(self, marbles: tuple[int, ...], seat: int) -> list[int]:
         """``seat``'s moves that gain it the most rows, in listed order: what a racing
-        player (RULES.md's Medium) chooses among; the forecast and the playouts
+        player (Medium) chooses among; the forecast and the playouts
         foresee a rival by them."""
         rows = self.to_go[seat]
         moves = self.targets(marbles, seat)

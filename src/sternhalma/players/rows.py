@@ -1,4 +1,4 @@
-"""Progress rows (RULES.md §5): each seat's row index of every hole.
+"""Progress rows (docs/players.md#easy-and-medium): each seat's row index of every hole.
 
 The source documents' computer levels measure progress in rows toward the
 goal, and Hard's evaluation builds on the same frame, so the table lives in
@@ -14,7 +14,7 @@ from functools import cache
 from sternhalma.rules.base import Ruleset
 from sternhalma.rules.race import RaceRules
 
-#: The star's row index of hole (q, r) for each seat colour (RULES.md §5).
+#: The star's row index of hole (q, r) for each seat colour.
 STAR_ROWS: dict[str, Callable[[int, int], int]] = {
     "white": lambda q, r: r,
     "black": lambda q, r: 18 - r,
@@ -47,8 +47,9 @@ def row_table(rules: Ruleset) -> tuple[tuple[int, ...], ...]:
 def _halma_rows(home: int, cells: list[tuple[int, int]]) -> tuple[int, ...]:
     """The anti-diagonal counted from the home corner, 1 in the corner.
 
-    For halma-2 this is RULES.md §5 (white, home bottom right: ``(17 − column)
-    + row − 1``; black the mirror); the same rule serves any corner.
+    For halma-2 this is the source documents' rule (white, home bottom right:
+    ``(17 − column) + row − 1``; black the mirror); the same rule serves any
+    corner.
     """
     side = max(max(cell) for cell in cells)
     corner = next(

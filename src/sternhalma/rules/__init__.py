@@ -9,7 +9,7 @@ from sternhalma.rules.capture import capture_variants
 from sternhalma.rules.halma import halma_variants
 from sternhalma.rules.race import RaceRules
 
-#: Seats in turn order for each number of players on the star (RULES.md §1 "Seating").
+#: Seats in turn order for each number of players on the star (rules.md#variants).
 STAR_SEATING: dict[int, tuple[str, ...]] = {
     2: ("white", "black"),
     3: ("white", "blue", "yellow"),

@@ -86,7 +86,7 @@ class Ruleset(ABC):
 
     # -- what the referee asks (defaults fit a game without them) -----------
     #: The player's own move number from which no marble may stay at home
-    #: (RULES.md "Leaving home in time"); None where the game has no such rule.
+    #: (rules.md#leaving-home-in-time); None where the game has no such rule.
     deadline: int | None = None
     #: Two-player star rule: when the first seat finishes, the second gets one more move.
     last_reply: bool = False
@@ -103,7 +103,7 @@ class Ruleset(ABC):
     @property
     def repetition_is_draw(self) -> bool:
         """Whether a threefold repetition is a draw for everyone still playing (Halma,
-        RULES.md §3) rather than ranked by standing (Chinese checkers)."""
+        rules.md#the-end-of-the-game) rather than ranked by standing (Chinese checkers)."""
         return self.game == "halma"
 
     def has_finished(self, position: Position, seat: int) -> bool:

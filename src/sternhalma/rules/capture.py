@@ -1,4 +1,4 @@
-"""Capture Chinese checkers (RULES.md §2): shared pieces, jumps only, captures.
+"""Capture Chinese checkers (rules.md#capture-chinese-checkers): shared pieces, jumps, captures.
 
 All 60 pieces start on the hexagon around the empty centre and belong to
 nobody. A move is a chain of jumps by one piece; every jumped piece is
@@ -24,7 +24,7 @@ from sternhalma.errors import IllegalMoveError, TooManyMovesError
 from sternhalma.position import Move, Position
 from sternhalma.rules.base import Ruleset
 
-#: Seats in turn order for 2..6 players (RULES.md §2: §1 seating, and a Decision for 5).
+#: Seats in turn order for 2..6 players (rules.md#capture-chinese-checkers, a Decision for 5).
 CAPTURE_SEATING: dict[int, tuple[str, ...]] = {
     2: ("white", "black"),
     3: ("white", "blue", "yellow"),

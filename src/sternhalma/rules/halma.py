@@ -1,4 +1,4 @@
-"""Halma on the 16×16 board (RULES.md §3): the race rules on the square board.
+"""Halma on the 16×16 board (rules.md#halma): the race rules on the square board.
 
 Halma is the star race with a different board: steps and jump chains in 8
 directions, no revisits, a piece in the opposing camp never leaves it (the

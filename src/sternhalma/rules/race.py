@@ -249,6 +249,6 @@ class RaceRules(Ruleset):
         return table[move[0]] - table[move[-1]]
 
     def distance(self, position: Position, seat: int) -> int:
-        """Total steps the seat's marbles outside the goal still need (RULES.md ranking)."""
+        """Total steps the seat's marbles outside the goal still need (rules.md#ranking)."""
         table = self.distance_to_goal[seat]
         return sum(table[h] for h in bits(position.marbles[seat] & ~self.goals[seat]))
