@@ -20,7 +20,7 @@ RULES = ROOT / "src" / "sternhalma" / "rules.md"
 TEXT = {".py", ".pyi", ".js", ".html", ".css", ".json", ".md", ".cpp", ".hpp", ".mako"}
 #: Being edited elsewhere while their citations of the old numbered document are
 #: mapped (issue 27); drop from here once they cite by anchor.
-NOT_YET = ("src/sternhalma/server/", "src/sternhalma/web/js/")
+NOT_YET = ("src/sternhalma/web/js/",)
 
 ANCHOR = re.compile(r'<a id="([^"]+)"></a>')
 CITATION = re.compile(r"((?:[\w.-]+/)*[\w.-]+\.md)#([\w-]+)")
@@ -39,7 +39,19 @@ def sources() -> list[Path]:
 
 
 def anchors(path: Path) -> list[str]:
-    return ANCHOR.findall(path.read_text("utf-8"))
+    """The explicit anchors of a page, and (docs pages) the ids a Markdown renderer gives
+    its headings, as GitHub makes them."""
+    text = path.read_text("utf-8")
+    found = ANCHOR.findall(text)
+    if path != RULES:
+        found += [heading_id(line) for line in text.splitlines() if line.startswith("#")]
+    return found
+
+
+def heading_id(line: str) -> str:
+    """GitHub's id of a heading: lower case, punctuation dropped, spaces as hyphens."""
+    words = line.lstrip("#").strip().lower()
+    return re.sub(r"[^\w\- ]", "", words).replace(" ", "-")
 
 
 def target(name: str) -> Path:
@@ -47,6 +59,8 @@ def target(name: str) -> Path:
     name = name.removeprefix("./")
     if name in ("rules.md", "src/sternhalma/rules.md"):
         return RULES
+    if "/" not in name and (ROOT / "docs" / name).exists():
+        return ROOT / "docs" / name  # a docs page citing its neighbour
     return ROOT / name
 
 

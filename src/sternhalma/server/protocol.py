@@ -53,7 +53,7 @@ class Hello:
 class MoveCommand:
     seat: int
     path: tuple[str, ...]
-    #: The player confirmed a move that puts them out (RULES.md "Leaving home in time").
+    #: The player confirmed a move that puts them out (rules.md#leaving-home-in-time).
     confirm: bool
     #: The version the client saw when the player chose the move (stale -> refused).
     version: int | None

@@ -44,7 +44,7 @@ class TableRow(Base):
     #: JSON list of seats: {"kind": "person"}, {"kind": "computer", "level": "easy"} or
     #: {"kind": "online", "player": id, "nickname": "...", "token_hash": "..."}.
     seats: Mapped[str] = mapped_column(Text)
-    #: Position JSON (RULES.md §4) when the table did not start from the initial position.
+    #: Position JSON (rules.md#position-json) when the table did not start from the initial position.
     start: Mapped[str | None] = mapped_column(Text, nullable=True)
     #: JSON list: own moves per seat made before ``start`` (a game set up mid-way).
     moves_made: Mapped[str | None] = mapped_column(Text, nullable=True)

@@ -147,7 +147,7 @@ def parse_clock(value: object) -> TimeControl | None:
 
 
 def check_rated(rules: Ruleset, seats: list[Seat], rated: bool) -> None:
-    """A rated table needs online players in every seat and no teams (RULES.md "Ratings")."""
+    """A rated table needs online players in every seat and no teams (rules.md#rated-games)."""
     if not rated:
         return
     if rules.teams:

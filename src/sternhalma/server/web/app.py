@@ -173,7 +173,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise ProtocolError('a new table needs "variant" and "seats"')
         start = body.get("start")
         if start is not None and not isinstance(start, str | dict):
-            raise ProtocolError('"start" must be a position (RULES.md §4)')
+            raise ProtocolError('"start" must be a position (/rules.md#position-json)')
         nickname = body.get("nickname")
         sit = body.get("sit")
         if sit is not None and (not isinstance(sit, int) or isinstance(sit, bool)):

@@ -25,7 +25,7 @@ def screen_point(board: Board, hole: int) -> tuple[float, float]:
     """Where a hole is drawn: x to the right, y upward, neighbours 1 unit apart."""
     a, b = board.cells[hole]
     if board.kind == "star":
-        # RULES.md §1: x = 2q + r in half-hole units, one row per unit of height.
+        # rules.md#the-star-board: x = 2q + r in half-hole units, one row per unit of height.
         return (2 * a + b) / 2, b * ROW_HEIGHT
     return float(a), float(b)
 
