@@ -8,7 +8,14 @@ BIN := $(VENV)/bin
 # The compiled core (src/sternhalma/_core/) is built by the install; editing it reinstalls.
 CORE_SOURCES := CMakeLists.txt $(wildcard src/sternhalma/_core/*.cpp src/sternhalma/_core/*.hpp)
 
-$(BIN)/sternhalma: pyproject.toml $(CORE_SOURCES)
+# The editable install maps every module of the package by name, so a module added,
+# moved or removed reinstalls too: the list of the package's modules is kept in a
+# file that changes only when the list does.
+MODULES := build/modules.txt
+$(shell mkdir -p build && find src/sternhalma -name '*.py' | sort > $(MODULES).new && \
+	(cmp -s $(MODULES).new $(MODULES) || mv $(MODULES).new $(MODULES)); rm -f $(MODULES).new)
+
+$(BIN)/sternhalma: pyproject.toml $(CORE_SOURCES) $(MODULES)
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
