@@ -10,7 +10,7 @@ import socket
 import sys
 import threading
 import webbrowser
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -18,7 +18,16 @@ from sternhalma.cli.engine import fail
 from sternhalma.errors import SternhalmaError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from sternhalma.server.web.app import Settings
+
+
+def setting(flag: str, help: str, **options: Any) -> Callable[[Any], Any]:
+    """A command-line option that may also come from the environment, as
+    ``STERNHALMA_<NAME>`` (``--max-connections``: ``STERNHALMA_MAX_CONNECTIONS``)."""
+    name = "STERNHALMA_" + flag.split()[0].removeprefix("--").replace("-", "_").upper()
+    return click.option(*flag.split(), envvar=name, help=f"{help} Environment: {name}.", **options)
 
 
 def open_browser_later(url: str, delay: float = 1.0) -> None:
@@ -46,19 +55,17 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
 @click.option("--open", "open_browser", is_flag=True, help="Open the lobby in a browser.")
-@click.option(
+@setting(
     "--database-url",
     default=None,
-    envvar="STERNHALMA_DATABASE_URL",
     help="SQLite file or SQLAlchemy URL for the tables, e.g. postgresql+asyncpg://user@host/db "
-    "(default: the user's data folder). Environment: STERNHALMA_DATABASE_URL.",
+    "(default: the user's data folder).",
 )
-@click.option(
+@setting(
     "--redis-url",
     default=None,
-    envvar="STERNHALMA_REDIS_URL",
     help="Redis (redis://host:port/0) for several server processes sharing the tables "
-    "(docs/deploy.md). Environment: STERNHALMA_REDIS_URL.",
+    "(docs/deploy.md).",
 )
 @click.option(
     "--workers",
@@ -67,15 +74,13 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     help="Processes for the computer's thinking without Redis (default: cores - 1, at most "
     "4); with --redis-url, `sternhalma worker` thinks.",
 )
-@click.option(
+@setting(
     "--think-timeout",
     default=10.0,
     show_default=True,
-    envvar="STERNHALMA_THINK_TIMEOUT",
     type=click.FloatRange(0.5, 600),
     help="Seconds a computer move, hint or analysis may think before it is tried again (a "
-    "stuck worker; a killed one is noticed sooner, by its heartbeat). "
-    "Environment: STERNHALMA_THINK_TIMEOUT.",
+    "stuck worker; a killed one is noticed sooner, by its heartbeat).",
 )
 @click.option(
     "--allow-origin",
@@ -85,51 +90,41 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     help="Another origin (scheme://host[:port]) whose pages may open tables, e.g. the "
     "public address behind a reverse proxy. Repeatable.",
 )
-@click.option(
+@setting(
     "--max-connections",
     default=100,
     show_default=True,
-    envvar="STERNHALMA_MAX_CONNECTIONS",
     type=click.IntRange(1),
-    help="Table connections one client address may have open at once. "
-    "Environment: STERNHALMA_MAX_CONNECTIONS.",
+    help="Table connections one client address may have open at once.",
 )
-@click.option(
+@setting(
     "--max-new-tables",
     default=120,
     show_default=True,
-    envvar="STERNHALMA_MAX_NEW_TABLES",
     type=click.IntRange(1),
-    help="New tables one client address may start in 10 minutes. "
-    "Environment: STERNHALMA_MAX_NEW_TABLES.",
+    help="New tables one client address may start in 10 minutes.",
 )
-@click.option(
+@setting(
     "--max-seat-changes",
     default=30,
     show_default=True,
-    envvar="STERNHALMA_MAX_SEAT_CHANGES",
     type=click.IntRange(1),
-    help="Sits and stand-ups one client address may make in a minute. "
-    "Environment: STERNHALMA_MAX_SEAT_CHANGES.",
+    help="Sits and stand-ups one client address may make in a minute.",
 )
-@click.option(
+@setting(
     "--max-new-identities",
     default=5,
     show_default=True,
-    envvar="STERNHALMA_MAX_NEW_IDENTITIES",
     type=click.IntRange(1),
-    help="New player identities one client address may make in an hour. "
-    "Environment: STERNHALMA_MAX_NEW_IDENTITIES.",
+    help="New player identities one client address may make in an hour.",
 )
-@click.option(
+@setting(
     "--same-address-hours",
     default=24.0,
     show_default=True,
-    envvar="STERNHALMA_SAME_ADDRESS_HOURS",
     type=click.FloatRange(0),
     help="A game is not rated when two of its players' identities were made from one "
-    "address within this many hours (0: rate them anyway, e.g. everyone behind one NAT). "
-    "Environment: STERNHALMA_SAME_ADDRESS_HOURS.",
+    "address within this many hours (0: rate them anyway, e.g. everyone behind one NAT).",
 )
 @click.option(
     "--first-move",

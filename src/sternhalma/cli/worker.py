@@ -8,17 +8,15 @@ import os
 
 import click
 
-from sternhalma.cli.serve import check_redis_url
+from sternhalma.cli.serve import check_redis_url, setting
 
 
 @click.command()
-@click.option(
+@setting(
     "--redis-url",
     default="redis://127.0.0.1:6379/0",
     show_default=True,
-    envvar="STERNHALMA_REDIS_URL",
-    help="The Redis the servers send computer moves, hints and analyses to. "
-    "Environment: STERNHALMA_REDIS_URL.",
+    help="The Redis the servers send computer moves, hints and analyses to.",
 )
 @click.option(
     "--processes",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import Counter
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol
 
 from sternhalma.clock import TimeSource, parse_time_control
@@ -238,6 +238,20 @@ class Copies:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
+
+    def every(self, interval: float, action: Callable[[], Awaitable[object]], what: str) -> None:
+        """Run ``action`` every ``interval`` seconds until ``close``; a failure is logged
+        and the next round comes all the same."""
+
+        async def repeat() -> None:
+            while True:
+                await asyncio.sleep(interval)
+                try:
+                    await action()
+                except Exception:
+                    log.exception("%s failed", what)
+
+        self.spawn(repeat())
 
     async def close(self) -> None:
         """Cancel every background task and wait for them."""

@@ -13,14 +13,12 @@ seconds.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 from typing import Any
 
 from sternhalma.errors import SternhalmaError
 from sternhalma.game import GameError
-from sternhalma.server.bus import Bus
 from sternhalma.server.protocol import TableError
 from sternhalma.server.storage.store import DatabaseUnavailable
 from sternhalma.server.tables.computer_turns import ComputerTurns
@@ -35,21 +33,14 @@ class Following:
     """Another process's changes applied to this process's copies, and the sweep."""
 
     def __init__(
-        self,
-        copies: Copies,
-        bus: Bus,
-        presence: Presence,
-        computer: ComputerTurns,
-        *,
-        takeover: float,
+        self, copies: Copies, presence: Presence, computer: ComputerTurns, *, takeover: float
     ) -> None:
         self.copies = copies
-        self.bus = bus
+        self.bus = copies.bus
         self.presence = presence
         self.computer = computer
         #: Seconds after which a computer's turn nobody played is taken over.
         self.takeover = takeover
-        self._sweeper: asyncio.Task[None] | None = None
         self._unavailable = False
         #: Copies found behind the database by the last sweep, and their versions then.
         self._behind: dict[str, int] = {}
@@ -123,24 +114,8 @@ class Following:
             await self.copies.get(table_id)
 
     def start(self, interval: float) -> None:
-        """Sweep every ``interval`` seconds until ``close``."""
-
-        async def sweeping() -> None:
-            while True:
-                await asyncio.sleep(interval)
-                try:
-                    await self.sweep()
-                except Exception:
-                    log.exception("the sweep failed")
-
-        self._sweeper = asyncio.get_running_loop().create_task(sweeping())
-
-    async def close(self) -> None:
-        """Stop sweeping."""
-        if self._sweeper is not None:
-            self._sweeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._sweeper
+        """Sweep every ``interval`` seconds until the tables close."""
+        self.copies.every(interval, self.sweep, "the sweep")
 
     async def sweep(self) -> None:
         """Make good what another process or a lost message left undone: copies behind

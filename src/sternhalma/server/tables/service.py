@@ -23,7 +23,6 @@ in this process (``LiveTable``, tables/live.py).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -72,9 +71,7 @@ class Tables:
         self.clocks = Clocks(self.copies, first_move=first_move)
         self.computer = ComputerTurns(self.copies, thinking, self.clocks, pause=pause)
         self.commands = Commands(self.copies, self.clocks)
-        self.following = Following(
-            self.copies, self.bus, self.presence, self.computer, takeover=takeover
-        )
+        self.following = Following(self.copies, self.presence, self.computer, takeover=takeover)
         self.copies.listeners += [self.presence, self.clocks, self.computer]
         if isinstance(self.bus, RedisBus):
             self.bus.observer = self.following.observe
@@ -120,20 +117,10 @@ class Tables:
 
     def start_tidying(self, interval: float = 60.0) -> None:
         """Tidy every ``interval`` seconds until ``close``."""
-
-        async def tidying() -> None:
-            while True:
-                await asyncio.sleep(interval)
-                try:
-                    await self.tidy()
-                except Exception:
-                    log.exception("tidying the waiting tables failed")
-
-        self.copies.spawn(tidying())
+        self.copies.every(interval, self.tidy, "tidying the waiting tables")
 
     async def close(self) -> None:
         """Stop: every running clock is saved as it is now and so paused until the next
         start (docs/deploy.md "Time while the server is down")."""
-        await self.following.close()
         await self.copies.close()
         await self.clocks.save_running()

@@ -168,8 +168,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.post("/api/tables")
     async def create_table(request: Request) -> dict[str, Any]:
-        body = await json_body(request)
-        if not isinstance(body, dict) or not isinstance(body.get("variant"), str):
+        body = await json_object(request, 'a new table needs "variant" and "seats"')
+        if not isinstance(body.get("variant"), str):
             raise ProtocolError('a new table needs "variant" and "seats"')
         start = body.get("start")
         if start is not None and not isinstance(start, str | dict):
@@ -257,25 +257,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.post("/api/analysis/record")
     async def analysis_record(request: Request) -> dict[str, Any]:
         """A game record read into the positions the analysis board steps through."""
-        body = await json_body(request)
-        if not isinstance(body, dict) or not isinstance(body.get("record"), str):
+        body = await json_object(request, 'send {"record": "<the record text>"}')
+        if not isinstance(body.get("record"), str):
             raise ProtocolError('send {"record": "<the record text>"}')
         return record_plies(body["record"])
 
     @app.post("/api/analysis/moves")
     async def analysis_moves(request: Request) -> dict[str, Any]:
         """The legal moves of a position, each with the position it leads to."""
-        body = await json_body(request)
-        if not isinstance(body, dict):
-            raise ProtocolError('send {"position": <position JSON>}')
+        body = await json_object(request, 'send {"position": <position JSON>}')
         return legal_moves(body.get("position"))
 
     @app.post("/api/puzzles/crossing/moves")
     async def puzzle_moves(request: Request) -> dict[str, Any]:
         """The crossing puzzle's moves from white's marbles."""
-        body = await json_body(request)
-        if not isinstance(body, dict):
-            raise ProtocolError('send {"white": [<hole names>]}')
+        body = await json_object(request, 'send {"white": [<hole names>]}')
         return crossing_moves(body.get("white"))
 
     @app.websocket("/ws/analysis")
@@ -334,3 +330,11 @@ async def json_body(request: Request) -> object:
         return read_json(body)
     except JsonTextError as error:
         raise ProtocolError(f"the request body must be JSON: {error}") from None
+
+
+async def json_object(request: Request, expected: str) -> dict[str, Any]:
+    """The request's JSON body, which must be an object; ``expected`` says what to send."""
+    body = await json_body(request)
+    if not isinstance(body, dict):
+        raise ProtocolError(expected)
+    return body
