@@ -5,7 +5,8 @@
 
 import { catalogue } from "./api.js";
 import { AnalysisSocket, ends, legalMoves, readRecord } from "./analysis-api.js";
-import { Board, el, swatch } from "./board.js";
+import { Board } from "./board.js";
+import { el, swatch } from "./svg.js";
 import { Picker } from "./picker.js";
 import { t, translate } from "./i18n.js";
 import { colourName, variantName } from "./words.js";

@@ -3,11 +3,12 @@
 // page sends intentions and draws the state that comes back (docs/protocol.md).
 
 import { catalogue, identity, rememberIdentity, rememberToken, tokenFor, TableSocket } from "./api.js";
-import { Board, swatch } from "./board.js";
+import { Board } from "./board.js";
 import { ask, choose } from "./dialogs.js";
 import { has, place, t, translate } from "./i18n.js";
 import { clockName } from "./lobby.js";
 import { recordGame } from "./records.js";
+import { swatch } from "./svg.js";
 import { colourName, thingName, variantName } from "./words.js";
 
 /** "4:59", "0:09.4": a clock's time left (tenths in the last 10 seconds). */
