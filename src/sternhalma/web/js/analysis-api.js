@@ -17,9 +17,14 @@ export function readRecord(record) {
   return post("/api/analysis/record", { record });
 }
 
-/** The legal moves of ``position``: [{text, path, after}]. */
+/** The legal moves of ``position``: [{text, path, after}], one per position they lead to
+ * (a capture loop both ways round is one move, as in the table's legal paths). */
 export async function legalMoves(position) {
-  return (await post("/api/analysis/moves", { position })).moves;
+  const seen = new Set();
+  return (await post("/api/analysis/moves", { position })).moves.filter((move) => {
+    const after = JSON.stringify(move.after);
+    return !seen.has(after) && seen.add(after);
+  });
 }
 
 /** The crossing puzzle's moves from white's marbles: [{text, path, white}]. */

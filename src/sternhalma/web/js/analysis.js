@@ -5,7 +5,8 @@
 
 import { catalogue } from "./api.js";
 import { AnalysisSocket, ends, legalMoves, readRecord } from "./analysis-api.js";
-import { Board, el, swatch } from "./board.js";
+import { Board } from "./board.js";
+import { el, swatch } from "./svg.js";
 import { Picker } from "./picker.js";
 import { t, translate } from "./i18n.js";
 import { colourName, variantName } from "./words.js";
@@ -25,6 +26,7 @@ export async function showAnalysis(root) {
       </div>
       <div class="board-area">
         <div class="board-wrap" id="board"></div>
+        <button type="button" id="an-loop" hidden></button>
         <p class="keys hint" data-i18n="analysis.keys"></p>
       </div>
       <aside class="side">
@@ -119,10 +121,15 @@ export async function showAnalysis(root) {
     analyses.clear();
     variant = data.variants.find((v) => v.id === game.variant);
     $("#board").replaceChildren();
-    picker = new Picker(variant.game, async (move) => {
-      tried.push(move);
-      await show();
-    }, drawBest);
+    picker = new Picker(variant.game, {
+      onPlay: async (move) => {
+        await board.animate(move.path, [], 100);
+        tried.push(move);
+        await show();
+      },
+      onHighlight: drawBest,
+      loopButton: $("#an-loop"),
+    });
     board = new Board($("#board"), data.boards[variant.board], picker.boardOptions());
     picker.board = board;
     board.svg.setAttribute("aria-label", t("board.label"));
@@ -341,6 +348,7 @@ export async function showAnalysis(root) {
   $("#an-next").addEventListener("click", () => go(tried.length ? ply : ply + 1));
   $("#an-last").addEventListener("click", () => go(game.moves.length));
   $("#an-back").addEventListener("click", () => go(ply));
+  $("#an-loop").addEventListener("click", () => picker.playLoop());
   $("#an-review-start").addEventListener("click", () => {
     notice("");
     socket.send({ type: "review", record });

@@ -1,73 +1,12 @@
 // The SVG board: holes, marbles with their marks, highlights, paths and animation.
 // Geometry comes from the server (/api/variants): hole names, screen coordinates
 // (neighbours 1 unit apart, y upward) and the outline. Nothing here knows the rules:
-// which moves exist is told by the table, in the legal move paths it sends.
+// which moves exist is told by the table, in the legal move paths it sends. The
+// keyboard cursor is in board-cursor.js, the moving marble in board-motion.js.
 
-const SVG = "http://www.w3.org/2000/svg";
-
-/** The marks that tell the seat colours apart without colour (drawn in the marble). */
-export const MARKS = {
-  white: "dot",
-  red: "triangle",
-  blue: "square",
-  black: "cross",
-  yellow: "star",
-  green: "diamond",
-};
-
-export function el(name, attrs = {}, parent = null) {
-  const node = document.createElementNS(SVG, name);
-  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
-  if (parent) parent.appendChild(node);
-  return node;
-}
-
-function starPoints(r, inner) {
-  const points = [];
-  for (let i = 0; i < 10; i++) {
-    const radius = i % 2 ? inner : r;
-    const angle = -Math.PI / 2 + (i * Math.PI) / 5;
-    points.push(`${(radius * Math.cos(angle)).toFixed(3)},${(radius * Math.sin(angle)).toFixed(3)}`);
-  }
-  return points.join(" ");
-}
-
-/** Draws the mark of ``colour`` centred on (0, 0) into ``parent``. */
-export function drawMark(parent, colour, size = 0.4) {
-  const s = size;
-  const cls = { class: "mark" };
-  switch (MARKS[colour]) {
-    case "dot":
-      el("circle", { ...cls, r: (s * 0.38).toFixed(3) }, parent);
-      break;
-    case "triangle":
-      el("polygon", { ...cls, points: `0,${-s * 0.55} ${s * 0.5},${s * 0.35} ${-s * 0.5},${s * 0.35}` }, parent);
-      break;
-    case "square":
-      el("rect", { ...cls, x: -s * 0.38, y: -s * 0.38, width: s * 0.76, height: s * 0.76 }, parent);
-      break;
-    case "cross":
-      el("path", { class: "mark line", d: `M${-s * 0.45},0H${s * 0.45}M0,${-s * 0.45}V${s * 0.45}`, style: `stroke-width:${(s * 0.22).toFixed(3)}` }, parent);
-      break;
-    case "star":
-      el("polygon", { ...cls, points: starPoints(s * 0.6, s * 0.25) }, parent);
-      break;
-    case "diamond":
-      el("polygon", { ...cls, points: `0,${-s * 0.55} ${s * 0.45},0 0,${s * 0.55} ${-s * 0.45},0` }, parent);
-      break;
-    default:
-      break;
-  }
-}
-
-/** A small SVG swatch of a seat's marble (for the players list and the lobby). */
-export function swatch(colour, size = 22) {
-  const svg = el("svg", { viewBox: "-0.5 -0.5 1 1", width: size, height: size, class: "swatch", "aria-hidden": "true" });
-  const g = el("g", { class: `marble c-${colour}` }, svg);
-  el("circle", { class: "body", r: 0.45 }, g);
-  drawMark(g, colour, 0.45);
-  return svg;
-}
+import { keyTarget } from "./board-cursor.js";
+import { animateMove } from "./board-motion.js";
+import { drawMark, el } from "./svg.js";
 
 function rotate([x, y], angle) {
   const c = Math.cos(angle);
@@ -286,7 +225,7 @@ export class Board {
   }
 
   // -- marbles -----------------------------------------------------------------
-  /** Draws the marbles of a position (RULES.md §4 JSON). */
+  /** Draws the marbles of a position (rules.md#position-json). */
   setPosition(position) {
     this.position = position;
     this.layers.marbles.replaceChildren();
@@ -330,52 +269,8 @@ export class Board {
   }
 
   /** Moves the marble along ``path`` hop by hop; pieces in ``removed`` vanish as they are jumped. */
-  async animate(path, removed = [], hopMs = 170) {
-    const node = this.marbleNodes.get(path[0]);
-    if (!node) return;
-    node.classList.add("moving");
-    this.layers.marbles.appendChild(node); // on top
-    const reduced = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-    for (let k = 1; k < path.length; k++) {
-      const [x0, y0] = this.point(this.index.get(path[k - 1]));
-      const [x1, y1] = this.point(this.index.get(path[k]));
-      if (!reduced) {
-        await new Promise((resolve) => {
-          const t0 = performance.now();
-          const frame = (now) => {
-            const f = Math.min(1, (now - t0) / hopMs);
-            const e = f < 0.5 ? 2 * f * f : 1 - (-2 * f + 2) ** 2 / 2;
-            const lift = Math.sin(Math.PI * f) * 0.25;
-            node.setAttribute(
-              "transform",
-              `translate(${(x0 + (x1 - x0) * e).toFixed(3)},${(y0 + (y1 - y0) * e - lift).toFixed(3)}) scale(${1 + lift * 0.6})`,
-            );
-            if (f < 1) requestAnimationFrame(frame);
-            else resolve();
-          };
-          requestAnimationFrame(frame);
-        });
-      }
-      for (const name of removed) {
-        const [mx, my] = this.point(this.index.get(name));
-        const between = Math.hypot((x0 + x1) / 2 - mx, (y0 + y1) / 2 - my) < 0.1
-          || this.onSegment([x0, y0], [x1, y1], [mx, my]);
-        const victim = this.marbleNodes.get(name);
-        if (between && victim) victim.classList.add("captured");
-      }
-    }
-    this.marbleNodes.delete(path[0]);
-    this.marbleNodes.set(path[path.length - 1], node);
-    node.classList.remove("moving");
-    this.placeMarble(node, path[path.length - 1]);
-  }
-
-  onSegment(a, b, p) {
-    const cross = (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]);
-    if (Math.abs(cross) > 0.05) return false;
-    const dot = (p[0] - a[0]) * (b[0] - a[0]) + (p[1] - a[1]) * (b[1] - a[1]);
-    const len = (b[0] - a[0]) ** 2 + (b[1] - a[1]) ** 2;
-    return dot > 0 && dot < len;
+  animate(path, removed = [], hopMs = 170) {
+    return animateMove(this, path, removed, hopMs);
   }
 
   // -- highlights ----------------------------------------------------------------
@@ -423,7 +318,7 @@ export class Board {
     this.svg.addEventListener("keydown", (event) => {
       const g = holeOf(event);
       if (!g) return;
-      const next = this.keyTarget(g.dataset.hole, event.key, event.shiftKey);
+      const next = keyTarget(this, g.dataset.hole, event.key, event.shiftKey);
       if (next !== undefined) {
         event.preventDefault();
         if (next) this.hole(next).focus();
@@ -435,45 +330,6 @@ export class Board {
         this.options.onCancel?.();
       }
     });
-  }
-
-  /** The holes next to ``name`` (1 apart on the star, diagonals too on the square), with
-   * their screen offsets. */
-  screenNeighbours(name) {
-    const [x0, y0] = this.point(this.index.get(name));
-    const reach = this.geometry.kind === "square" ? 1.5 : 1.1;
-    const found = [];
-    this.names.forEach((other, i) => {
-      const [x, y] = this.point(i);
-      const dx = x - x0;
-      const dy = y - y0;
-      if (other !== name && Math.hypot(dx, dy) < reach) found.push({ name: other, dx, dy, x });
-    });
-    return found;
-  }
-
-  /** Where ``key`` (with Shift or not) moves the focus from ``name``: a hole name, null
-   * when there is no hole that way, undefined when the key is not a move key. On the
-   * star, Left/Right go along the row and Up/Down to the upper/lower neighbour nearer the
-   * middle of the board, Shift to the other one; on the square, arrows go straight and
-   * Shift turns them 45° clockwise (Shift+Up goes up and right). */
-  keyTarget(name, key, shift) {
-    const arrows = { ArrowUp: [0, -1], ArrowRight: [1, 0], ArrowDown: [0, 1], ArrowLeft: [-1, 0] };
-    if (!arrows[key]) return undefined;
-    const near = this.screenNeighbours(name);
-    const sign = (v) => (Math.abs(v) < 0.1 ? 0 : Math.sign(v));
-    if (this.geometry.kind === "square") {
-      let [dx, dy] = arrows[key];
-      if (shift) [dx, dy] = [sign(dx - dy), sign(dy + dx)];
-      return near.find((n) => sign(n.dx) === dx && sign(n.dy) === dy)?.name ?? null;
-    }
-    const [ax, ay] = arrows[key];
-    if (ay === 0) return near.find((n) => sign(n.dy) === 0 && sign(n.dx) === ax)?.name ?? null;
-    const way = near
-      .filter((n) => sign(n.dy) === ay)
-      .sort((a, b) => Math.abs(a.x) - Math.abs(b.x) || a.x - b.x);
-    if (!way.length) return null;
-    return (shift && way.length > 1 ? way[1] : way[0]).name;
   }
 
   /** Which holes Tab reaches (tabindex 0); every other hole stays reachable by arrows. */

@@ -3,7 +3,7 @@
 // online tables waiting for players.
 
 import { catalogue, createTable, identity, openTables } from "./api.js";
-import { swatch } from "./board.js";
+import { swatch } from "./svg.js";
 import { has, t, translate } from "./i18n.js";
 import { recordsFor } from "./records.js";
 import { colourName, variantName } from "./words.js";
@@ -152,7 +152,7 @@ export async function showLobby(root, navigate) {
     return [...root.querySelectorAll("#seat-list select")].map((s) => s.value);
   }
 
-  /** The leaving-home rule: on by default, off only in a casual game (RULES.md). */
+  /** The leaving-home rule: on by default, off only in a casual game (rules.md#leaving-home-in-time). */
   function fillDeadline() {
     const variant = current();
     $("#deadline-field").hidden = variant.deadline === null;

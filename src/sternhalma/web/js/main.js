@@ -6,7 +6,7 @@ import { showHowTo } from "./howto.js";
 import { showLobby } from "./lobby.js";
 import { showPuzzle } from "./puzzle.js";
 import { showRatings } from "./ratings.js";
-import { showTable } from "./table.js";
+import { showTable } from "./table/page.js";
 
 const app = document.getElementById("app");
 let leave = null;

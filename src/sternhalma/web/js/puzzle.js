@@ -76,11 +76,12 @@ export async function showPuzzle(root) {
   let showing = false; // "Show me" is playing
   let done = false;
 
-  const picker = new Picker(variant.game, async (move) => {
-    played.push(move);
-    positions.push(move.after);
-    await draw();
-    if (done && rememberBest("crossing", played.length)) render();
+  const picker = new Picker(variant.game, {
+    onPlay: async (move) => {
+      await play(move);
+      await draw();
+      if (done && rememberBest("crossing", played.length)) render();
+    },
   });
   const board = new Board($("#board"), data.boards[variant.board], picker.boardOptions());
   picker.board = board;
