@@ -414,7 +414,8 @@ def test_a_table_survives_a_server_restart(tmp_path: Path) -> None:
 def test_a_stored_game_of_the_earlier_finishing_rule_keeps_its_result(tmp_path: Path) -> None:
     """A game stored before RULES.md's Decision on the goal owner's marbles is rebuilt by
     the rule it was played by: a finished one keeps its stored result, one still going
-    replays (today's rule would give its moves to other seats) and plays on by it."""
+    replays (today's rule would give its moves to other seats) and plays on by it, the
+    computer too (its worker rebuilds the game by the same rule)."""
     import json
     import sqlite3
 
@@ -447,7 +448,8 @@ def test_a_stored_game_of_the_earlier_finishing_rule_keeps_its_result(tmp_path: 
     path = tmp_path / "earlier.db"
     with make_client(path) as client:
         finished = new_table(client, "classic-2", [PERSON] * 2, start=two, moves_made=[5, 5])
-        going = new_table(client, "classic-6", [PERSON] * 6, start=six, moves_made=[3] * 6)
+        seats = [PERSON, PERSON, EASY, PERSON, PERSON, PERSON]  # blue moves next
+        going = new_table(client, "classic-6", seats, start=six, moves_made=[3] * 6)
     result = {
         "places": [1, 2],
         "team_places": [],
@@ -481,8 +483,12 @@ def test_a_stored_game_of_the_earlier_finishing_rule_keeps_its_result(tmp_path: 
         assert state["result"]["places"] == [1, 2]
         assert state["result"]["ending"] == "last-reply"
         assert [m["text"] for m in state["moves"]] == ["h13-h14", "m5-m4"]
+        with connect(client, going, token=None) as ws:
+            state = ws.receive_json()["state"]
+            assert state["status"] == "playing", state
+            assert state["seats"][0]["status"] == "finished"
+            if len(state["moves"]) == 7:  # blue, the computer, moves next
+                receive_until(ws, event_of("move", 2))
         state = client.get(f"/api/tables/{going['id']}").json()
-        assert state["status"] == "playing", state
-        assert len(state["moves"]) == 7
-        assert state["seats"][0]["status"] == "finished"
-        assert state["turn"] == 2  # blue: white, finished by the earlier rule, is skipped
+        assert len(state["moves"]) == 8
+        assert state["turn"] == 3  # white, finished by the earlier rule, was skipped

@@ -302,6 +302,7 @@ class Table:
             # Seeded by table and move number: a replayed game gets the same answers.
             self.seed + len(self.actions),
             budget,
+            finish_rule=self.finish_rule,
         )
 
     def moves_played(self) -> list[str]:
