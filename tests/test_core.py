@@ -4,6 +4,9 @@ The same legal moves (start, end) and the same result of apply on thousands of
 seeded positions: positions of forward-biased play (marbles crossing the board,
 arriving in their goals, where the goal lock holds) and random placements
 (marbles anywhere, in other points, in their goals, packed into jump chains).
+The same finishing on goals filled by a seat's own marbles and its goal owner's,
+the owner's marbles counting and not (rules.md#finishing), and Hard's search
+the same on both cores there.
 ``make test`` runs this file once more against a debug build of the core under
 AddressSanitizer and UndefinedBehaviorSanitizer.
 """
@@ -18,6 +21,8 @@ import pytest
 
 from sternhalma import core
 from sternhalma.benchmark import sample_positions
+from sternhalma.boards.base import bits
+from sternhalma.game import Game
 from sternhalma.players.race import RaceSearch
 from sternhalma.players.search import Limits
 from sternhalma.position import Position
@@ -63,6 +68,45 @@ def placed(rules: RaceRules, count: int, seed: int) -> Iterator[Position]:
             marbles.append(rules.board.mask(free[:count_here]))
             free = free[count_here:]
         yield Position(rules, rng.randrange(len(rules.seats)), tuple(marbles))
+
+
+def filled(rules: RaceRules, count: int, seed: int) -> Iterator[Position]:
+    """Positions around a full goal: one seat's goal filled, all of it or all but one hole,
+    by its own marbles and its goal owner's; an own marble mostly beside the empty hole;
+    every other marble on a random free hole. That seat is mostly the one to move, so
+    finishing moves are there to find."""
+    rng = random.Random(f"filled:{rules.id}:{seed}")
+    players = rules.players
+    for _ in range(count):
+        seat = rng.randrange(players)
+        owner = rules.goal_owners[seat]
+        left = [rules.marbles_per_seat] * players
+        marbles = [0] * players
+        goal = list(bits(rules.goals[seat]))
+        rng.shuffle(goal)
+        owners_share = rng.random()
+        empty = rng.random() < 0.6
+        for hole in goal[1:] if empty else goal:
+            who = seat
+            if (
+                owner is not None
+                and left[owner]
+                and (rng.random() < owners_share or not left[seat])
+            ):
+                who = owner
+            marbles[who] |= 1 << hole
+            left[who] -= 1
+        beside = [n for n in rules.board.neighbours[goal[0]] if not rules.goals[seat] >> n & 1]
+        if empty and beside and left[seat] and rng.random() < 0.8:
+            marbles[seat] |= 1 << rng.choice(beside)
+            left[seat] -= 1
+        free = [h for h in range(rules.board.size) if not any(m >> h & 1 for m in marbles)]
+        rng.shuffle(free)
+        for other in range(players):
+            for _ in range(rng.randint(1, left[other]) if left[other] else 0):
+                marbles[other] |= 1 << free.pop()
+        turn = seat if rng.random() < 0.8 else rng.randrange(players)
+        yield Position(rules, turn, tuple(marbles))
 
 
 def reference_moves(position: Position) -> list[tuple[int, int]]:
@@ -172,3 +216,89 @@ def test_hards_search_chooses_the_same_move_on_either_core(
             )
             chosen.append((search.choose(position, options), search.mode, limits.used))
         assert chosen[0] == chosen[1]
+
+
+STAR_RACE = [rules for rules in RACE if rules.anti_blocking]
+
+
+@compiled
+@pytest.mark.parametrize("rules", RACE, ids=lambda r: r.id)
+def test_same_finishing_as_the_engine_the_owners_marbles_counting_or_not(
+    rules: RaceRules,
+) -> None:
+    native = core.native_race_core(rules)
+    positions = [*filled(rules, 400, seed=1), *placed(rules, 100, seed=3)]
+    differ = 0
+    for position in positions:
+        for seat in range(rules.players):
+            answers = []
+            for counts in (False, True):
+                expected = rules.has_finished(position, seat, owner_counts=counts)
+                assert native.finished(position.marbles, seat, counts) == expected, position
+                answers.append(expected)
+            differ += answers[0] != answers[1]
+    # Where a goal has an owner, the positions show the rule at work.
+    has_owner = rules.anti_blocking and any(o is not None for o in rules.goal_owners)
+    assert (differ > 40) if has_owner else differ == 0
+
+
+@pytest.mark.parametrize("rules", STAR_RACE, ids=lambda r: r.id)
+def test_the_core_finishes_whom_the_referee_finishes_before_and_after_move_30(
+    rules: RaceRules,
+) -> None:
+    # The referee decides whether the owner's marbles count (its own move 30, counted
+    # from before a set-up start, or out, or finished); the core, told so, agrees.
+    chosen = core.race_core(rules)
+    waited = 0
+    for position in filled(rules, 60, seed=2):
+        full = [
+            s for s in range(rules.players) if position.occupied & rules.goals[s] == rules.goals[s]
+        ]
+        for made in (rules.leaving - 1, rules.leaving):
+            game = Game(rules, start=position, moves_made=[made] * rules.players)
+            for seat in range(rules.players):
+                if game.status(seat) == "out":
+                    continue
+                counts = game.owner_counts(seat)
+                finished = game.status(seat) == "finished"
+                assert finished == chosen.finished(game.position.marbles, seat, counts), position
+                waited += seat in full and not finished and made < rules.leaving
+    assert waited > 5 or all(o is None for o in rules.goal_owners)
+
+
+@compiled
+@pytest.mark.parametrize("variant", ["classic-2", "classic-6", "pairs-4", "fifteen-2"])
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {},
+        {"duel": "forecast", "multi": "forecast", "beam_depth": 6},
+        {"multi": "brs"},
+    ],
+)
+def test_hards_search_is_the_same_on_either_core_beside_full_goals(
+    variant: str, settings: dict[str, int | str]
+) -> None:
+    rules = VARIANTS[variant]
+    assert isinstance(rules, RaceRules)
+    rng = random.Random(f"owner-counts:{variant}")
+    for position in filled(rules, 8, seed=4):
+        options = rules.legal_moves(position)
+        if not options:
+            continue
+        mixed = [rng.random() < 0.5 for _ in rules.seats]
+        for owner_counts in ([False] * rules.players, mixed):
+            chosen = []
+            for compiled_core in (False, True):
+                limits = Limits.of(1_500, None)
+                search = RaceSearch(
+                    rules,
+                    position.turn,
+                    range(rules.players),
+                    limits,
+                    owner_counts=owner_counts,
+                    compiled=compiled_core,
+                    **settings,  # type: ignore[arg-type]
+                )
+                chosen.append((search.choose(position, options), search.mode, limits.used))
+            assert chosen[0] == chosen[1]

@@ -222,9 +222,12 @@ def test_white_finishing_on_its_150th_move_still_gets_black_a_reply() -> None:
 
 
 def test_a_player_can_finish_on_someone_elses_move() -> None:
-    # Black steps back into its own home (e14) and so fills white's goal.
+    # Black steps back into its own home (e14) and so fills white's goal: on its 30th
+    # move, from whose end its marbles count for white (the deadline is off, else the
+    # step home would put black out).
     white = "f14 g14 h14 e15 f15 g15 e16 f16 e17 i8"
-    game = Game("classic-2", start=position("classic-2", "black", white=white, black="e13 m5"))
+    start = position("classic-2", "black", white=white, black="e13 m5")
+    game = Game("classic-2", start=start, moves_made=[29, 29], deadline_rule=False)
     game.play("e13-e14")
     assert game.status(0) == "finished"
     assert game.places == {0: 1}
@@ -233,6 +236,154 @@ def test_a_player_can_finish_on_someone_elses_move() -> None:
     assert game.result is not None
     assert game.result.ending == "last-reply"
     assert game.result.places == (1, 2)
+
+
+# -- finishing: the goal's owner's marbles count once it is no longer leaving --------------
+# White's goal is black's home (the N point). Black has stepped h14-h13 and white's marble on
+# h12 can jump over it into h14: the goal is then full, 9 of black's marbles and 1 of white's.
+OWNER_LEFT_ONE = {
+    "white": "h12 m1",
+    "red": "f9",
+    "blue": "h10",
+    "black": "e14 f14 g14 e15 f15 g15 e16 f16 e17 h13",
+    "yellow": "k9",
+    "green": "j8",
+}
+
+
+def six(black_made: int, **options: bool) -> Game:
+    """The six-player position above, white to move on its 4th move; black has made
+    ``black_made`` moves."""
+    start = position("classic-6", "white", **OWNER_LEFT_ONE)
+    return Game("classic-6", start=start, moves_made=[3, 3, 3, black_made, 3, 3], **options)
+
+
+def test_a_jump_into_the_first_hole_the_owner_leaves_is_not_a_finish() -> None:
+    # Issue 30: Hard "finished" a six-player game on its 4th move this way.
+    game = six(3)
+    assert not game.owner_counts(0)
+    game.play("h12-h14")
+    assert game.status(0) == "playing"
+    assert game.places == {}
+    assert game.turn == 1
+
+
+def test_the_same_jump_after_the_owners_30th_move_finishes() -> None:
+    game = six(30)
+    assert game.owner_counts(0)
+    game.play("h12-h14")
+    assert game.status(0) == "finished"
+    assert game.places == {0: 1}
+
+
+def test_with_the_deadline_off_the_owners_marbles_still_wait_for_its_30th_move() -> None:
+    game = six(29, deadline_rule=False)
+    play_all(game, "h12-h14", "f9-f8", "h10-h9")
+    assert game.status(0) == "playing"
+    game.play("h13-h12")  # black's 30th move: from its end on, its marbles count for white
+    assert game.moves_made(3) == 30
+    assert game.status(0) == "finished"
+    assert game.places == {0: 1}
+
+
+def test_an_owner_that_is_out_counts_at_once() -> None:
+    # Black starts without marbles, so it is out: white's goal is white's alone to fill.
+    marbles = dict(OWNER_LEFT_ONE, black="")
+    game = Game("classic-6", start=position("classic-6", "white", **marbles))
+    assert game.status(3) == "out"
+    assert game.owner_counts(0)
+    assert not game.owner_counts(1)  # red's goal is yellow's home; yellow is playing
+
+
+def test_an_owner_that_has_finished_counts_at_once() -> None:
+    # Black's goal holds white's marble m1 (white has made 30 moves, so it counts for black).
+    # Black left e17 in its home, white's goal; white steps into h14, the goal's last hole.
+    def four(black_goal: str) -> Game:
+        start = position(
+            "classic-4",
+            "white",
+            white="m1 e14 f14 g14 e15 f15 g15 e16 f16 h13",
+            red="f9",
+            black=f"e17 {black_goal}",
+            yellow="k9",
+        )
+        return Game("classic-4", start=start, moves_made=[30, 20, 20, 20])
+
+    game = four("l2 m2 k3 l3 m3 j4 k4 l4 m4")
+    assert game.status(2) == "finished"  # black made only 20 moves, but it has finished
+    assert game.owner_counts(0)
+    game.play("h13-h14")  # m1 is locked in by black: no deadline trouble
+    assert game.status(0) == "finished"
+    assert game.places == {2: 1, 0: 2}
+
+    game = four("l2 m2 k3 l3 m3 j4 k4 l4 m5")  # black has not finished (m4 is empty)
+    game.play("h13-h14")
+    assert game.status(0) == "playing"
+
+
+# Classic-2: black's marble on e17 is shut in by white's around it (locked: no deadline
+# trouble); white's goal is full once h14 is filled.
+WHITE_AROUND_E17 = "e14 f14 g14 e15 f15 g15 e16 f16 h13 i8"
+
+
+def test_the_owners_30th_move_finishes_white_and_black_still_gets_its_last_reply() -> None:
+    start = position("classic-2", "white", white=WHITE_AROUND_E17, black="e17 m5")
+    game = Game("classic-2", start=start, moves_made=[29, 29])
+    game.play("h13-h14")  # white's goal is full, but black has made only 29 moves
+    assert game.status(0) == "playing"
+    game.play("m5-l5")  # black's 30th move: e17 now counts for white, who finishes
+    assert game.status(0) == "finished"
+    assert not game.is_over
+    assert game.turn == 1  # black's last reply
+    game.play("l5-k5")
+    assert game.result is not None
+    assert game.result.ending == "last-reply"
+    assert game.result.places == (1, 2)
+
+
+def test_the_last_reply_when_white_finishes_with_the_owners_marble() -> None:
+    start = position("classic-2", "white", white=WHITE_AROUND_E17, black=f"e17 {BLACK_ALMOST}")
+    game = Game("classic-2", start=start, moves_made=[30, 30])
+    game.play("h13-h14")
+    assert game.status(0) == "finished"
+    game.play("m5-m4")
+    assert game.result is not None
+    assert game.result.ending == "last-reply"
+    assert game.result.places == (1, 1)
+
+
+def test_two_players_a_move_that_finishes_both_is_a_draw() -> None:
+    # Black's 30th move fills its goal (white's m1 counts: white has made 30 moves) and makes
+    # its own e17 count for white, whose goal is full around it.
+    start = position(
+        "classic-2",
+        "black",
+        white="e14 f14 g14 h14 e15 f15 g15 e16 f16 m1",
+        black="e17 l2 m2 k3 l3 m3 j4 k4 l4 m5",
+    )
+    game = Game("classic-2", start=start, moves_made=[30, 29])
+    assert game.status(0) == "playing"
+    game.play("m5-m4")
+    assert game.result is not None
+    assert game.result.places == (1, 1)
+    assert game.result.is_draw
+    assert game.result.ending == "finished"
+    assert game.result.reason == "White and black finished with the same move: a draw."
+
+
+def test_black_finishing_makes_its_marble_count_for_white_a_draw() -> None:
+    # Black has made only 20 moves and left e17 at home; its finish makes e17 count for white.
+    start = position(
+        "classic-2",
+        "black",
+        white="e14 f14 g14 h14 e15 f15 g15 e16 f16 m1",
+        black="e17 l2 m2 k3 l3 m3 j4 k4 l4 m5",
+    )
+    game = Game("classic-2", start=start, moves_made=[30, 20])
+    game.play("m5-m4")
+    assert game.result is not None
+    assert game.result.places == (1, 1)
+    assert game.result.ending == "finished"
 
 
 # -- the limit, repetition, no moves, passes ------------------------------------------

@@ -275,6 +275,33 @@ def test_hard_finishes_when_one_move_finishes() -> None:
     assert game.status("white") == "finished"  # black still has its last reply
 
 
+def test_hards_search_sees_a_finish_only_where_the_referee_gives_one() -> None:
+    # White's goal holds black's e17; e13-e14 fills its last hole. The owner's marble counts
+    # only from the end of black's 30th move (rules.md#finishing).
+    from sternhalma.players.hard import race_search
+    from sternhalma.players.race import pack
+    from sternhalma.players.search import Limits
+
+    pos = position(
+        "classic-2",
+        "white",
+        white="e13 f14 g14 h14 e15 f15 g15 e16 f16 i8",
+        black="e17 i5 j5 k5 l5 i6 j6 k6 i7 j7",
+    )
+    rules = pos.rules
+    assert isinstance(rules, RaceRules)
+    fill = rules.parse_move(pos, "e13-e14")
+    after = rules.apply_unchecked(pos, fill).marbles
+    for black_made, finishes in ((29, False), (30, True)):
+        game = Game(rules, start=pos, moves_made=[29, black_made])
+        counts = [game.owner_counts(s) for s in range(2)]
+        search = race_search(rules, 0, game.in_play, Limits.of(200, None), HardSettings(), counts)
+        assert search._finishes(after, 0, pack(0, fill[0], fill[-1])) is finishes
+    game = Game(rules, start=pos, moves_made=[29, 30])
+    game.play(HardPlayer(0, nodes=200).choose(game))
+    assert game.status("white") == "finished"
+
+
 def test_hard_climbs_the_ladder() -> None:
     # A ladder of black marbles carries white's marble from k4 up to k8 or k10;
     # everything else gains at most 2 rows.

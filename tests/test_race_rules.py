@@ -7,6 +7,7 @@ from helpers import ends, move_texts, position
 
 from sternhalma import IllegalMoveError, InvalidMoveTextError, find_variant
 from sternhalma.position import Position
+from sternhalma.rules.race import RaceRules
 
 
 def jump_ends(pos: Position, start: str) -> set[str]:
@@ -165,3 +166,28 @@ def test_apply_passes_the_turn_and_moves_one_marble() -> None:
     assert start.colour == "white"  # the old position is unchanged
     with pytest.raises(IllegalMoveError):
         rules.apply(after, rules.parse_path("l2-l3"))
+
+
+def race(variant: str) -> RaceRules:
+    rules = find_variant(variant)
+    assert isinstance(rules, RaceRules)
+    return rules
+
+
+def test_each_goal_has_the_owner_whose_home_it_is() -> None:
+    # rules.md#finishing: the owner's marbles count only once it is no longer leaving.
+    assert race("classic-2").goal_owners == (1, 0)
+    assert race("classic-3").goal_owners == (None, None, None)  # empty points
+    assert race("classic-6").goal_owners == (3, 4, 5, 0, 1, 2)
+    assert race("pairs-4").goal_owners == (2, 3, 0, 1)  # the partner
+    assert race("fifteen-2").leaving == 40
+    assert race("classic-6").leaving == 30
+
+
+def test_a_goal_holding_the_owners_marble_is_full_only_when_the_owner_counts() -> None:
+    rules = race("classic-2")
+    full = position("classic-2", "black", white="e14 f14 g14 h14 e15 f15 g15 e16 f16", black="e17")
+    assert rules.has_finished(full, 0)
+    assert not rules.has_finished(full, 0, owner_counts=False)
+    own = position("classic-2", "black", white="e14 f14 g14 h14 e15 f15 g15 e16 f16 e17")
+    assert rules.has_finished(own, 0, owner_counts=False)

@@ -227,3 +227,96 @@ def test_replay_counts_one_round_and_one_move_in_the_singular() -> None:
     game.play(game.rules.parse_move(game.position, "m5-m6"))
     three = CliRunner().invoke(main, ["replay", "-"], input=write_record(game))
     assert "\n3 moves, 1 round\n" in three.output
+
+
+# -- records made before the finishing rule of issue 30 ----------------------------------
+# Made by the earlier rule, where the goal's owner's marbles counted at any time: white
+# "finished" with h13-h14 around black's e17 although black had made only 5 moves.
+EARLIER_FINISHED = r"""[Variant "classic-2"]
+[Date "2024-05-01"]
+[White "Ann"]
+[Black "Bob"]
+[Position "{\"variant\": \"classic-2\", \"turn\": \"white\", \"marbles\": {\"white\": [\"i8\", \"h13\", \"e14\", \"f14\", \"g14\", \"e15\", \"f15\", \"g15\", \"e16\", \"f16\"], \"black\": [\"i5\", \"j5\", \"k5\", \"l5\", \"m5\", \"i6\", \"j6\", \"k6\", \"i7\", \"e17\"]}}"]
+[MovesMade "5 5"]
+[Result "white 1, black 2"]
+[Ending "last-reply"]
+[Reason "White finished first and black's last reply did not finish: white wins."]
+
+1. h13-h14
+2. m5-m4
+"""
+# Six players, still going: white "finished" on its 4th move (h12-h14 into the hole black
+# left) and its turns were skipped, so red's f8-g7 follows green's move.
+EARLIER_GOING = r"""[Variant "classic-6"]
+[Position "{\"variant\": \"classic-6\", \"turn\": \"white\", \"marbles\": {\"white\": [\"m1\", \"l2\", \"m2\", \"k3\", \"l3\", \"m3\", \"j4\", \"k4\", \"l4\", \"h12\"], \"red\": [\"e5\", \"f5\", \"g5\", \"e6\", \"f6\", \"g6\", \"e7\", \"f7\", \"e8\", \"f9\"], \"blue\": [\"d10\", \"h10\", \"c11\", \"d11\", \"b12\", \"c12\", \"d12\", \"a13\", \"b13\", \"c13\"], \"black\": [\"h13\", \"e14\", \"f14\", \"g14\", \"e15\", \"f15\", \"g15\", \"e16\", \"f16\", \"e17\"], \"yellow\": [\"k9\", \"m10\", \"l11\", \"m11\", \"k12\", \"l12\", \"m12\", \"k13\", \"l13\", \"m13\"], \"green\": [\"o5\", \"p5\", \"q5\", \"n6\", \"o6\", \"p6\", \"n7\", \"o7\", \"j8\", \"n8\"]}}"]
+[MovesMade "3 3 3 3 3 3"]
+[Result "*"]
+
+1. h12-h14
+2. f9-f8
+3. h10-h9
+4. h13-h12
+5. k9-k8
+6. j8-j7
+7. f8-g7
+"""
+
+
+def test_a_record_finished_by_the_earlier_rule_still_reads_as_it_ended() -> None:
+    record = read_record(EARLIER_FINISHED)
+    game = record.game
+    assert game.finish_rule == "anytime"
+    assert game.result is not None
+    assert game.result.places == (1, 2)
+    assert game.result.ending == "last-reply"
+    # Written again, it says which rule it was played by, and reads back the same.
+    text = record.text()
+    assert '[Finishing "anytime"]' in text
+    again = read_record(text)
+    same_game(game, again.game)
+    assert again.game.finish_rule == "anytime"
+
+
+def test_a_game_going_on_by_the_earlier_rule_still_reads() -> None:
+    game = read_record(EARLIER_GOING).game
+    assert game.finish_rule == "anytime"
+    assert game.status("white") == "finished"
+    assert game.turn == 2  # blue
+
+
+def test_a_record_of_todays_rule_is_read_by_it_and_says_nothing_of_rules() -> None:
+    game = forward_game("classic-6", seed=3, limit=60)
+    text = write_record(game)
+    assert "Finishing" not in text
+    assert read_record(text).game.finish_rule == "owner-leaving"
+
+
+def test_a_record_that_breaks_either_rule_names_todays_error() -> None:
+    text = EARLIER_FINISHED.replace("2. m5-m4", "2. m5-m3")
+    with pytest.raises(RecordError, match="move 2: m5-m3 is not legal for black"):
+        read_record(text)
+    with pytest.raises(RecordError, match="Finishing must be one of"):
+        read_record(EARLIER_FINISHED.replace("[Result", '[Finishing "sometimes"]\n[Result'))
+    # A record that names today's rule is not read by the earlier one.
+    named = EARLIER_FINISHED.replace("[Result", '[Finishing "owner-leaving"]\n[Result')
+    with pytest.raises(RecordError, match="after its 2 moves the game is not over"):
+        read_record(named)
+
+
+def test_replay_says_plainly_that_a_game_ended_by_the_earlier_rule() -> None:
+    runner = CliRunner()
+    shown = runner.invoke(main, ["replay", "-"], input=EARLIER_FINISHED)
+    assert shown.exit_code == 0, shown.output
+    assert "Result: white 1, black 2 (last-reply)" in shown.output
+    assert "earlier finishing rule" in shown.output
+    data = json.loads(runner.invoke(main, ["replay", "-", "--json"], input=EARLIER_FINISHED).output)
+    assert data["finish_rule"] == "anytime"
+    today = runner.invoke(main, ["replay", "-"], input=write_record(forward_game("classic-2", 7)))
+    assert "earlier" not in today.output
+
+
+def test_the_analysis_steps_through_a_game_of_the_earlier_rule() -> None:
+    from sternhalma.analysis import replay
+
+    game = read_record(EARLIER_GOING).game
+    assert [move for _, move in replay(game)] == game.moves

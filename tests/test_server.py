@@ -408,3 +408,87 @@ def test_a_table_survives_a_server_restart(tmp_path: Path) -> None:
             assert welcome["seats"] == [0, 1]  # the token holds both person seats
             ws.send_json({"type": "move", "seat": 1, "path": ["e14", "e13"], "v": welcome["v"]})
             assert receive_until(ws, event_of("move", 1))["state"]["turn"] == 0
+
+
+# -- stored games played before the finishing rule of issue 30 ------------------------------
+def test_a_stored_game_of_the_earlier_finishing_rule_keeps_its_result(tmp_path: Path) -> None:
+    """A game stored before the Decision (rules.md#finishing) on the goal owner's marbles is rebuilt by
+    the rule it was played by: a finished one keeps its stored result, one still going
+    replays (today's rule would give its moves to other seats) and plays on by it, the
+    computer too (its worker rebuilds the game by the same rule)."""
+    import json
+    import sqlite3
+
+    def start(variant: str, turn: str, **marbles: str) -> dict[str, Any]:
+        return {
+            "variant": variant,
+            "turn": turn,
+            "marbles": {colour: holes.split() for colour, holes in marbles.items()},
+        }
+
+    # White "finished" with h13-h14 around black's e17 after black's 5 moves; black replied.
+    two = start(
+        "classic-2",
+        "white",
+        white="i8 h13 e14 f14 g14 e15 f15 g15 e16 f16",
+        black="i5 j5 k5 l5 m5 i6 j6 k6 i7 e17",
+    )
+    # White "finished" on its 4th move, jumping into the hole black left; its turns were
+    # skipped, so red's f8-g7 follows green's j8-j7.
+    six = start(
+        "classic-6",
+        "white",
+        white="m1 l2 m2 k3 l3 m3 j4 k4 l4 h12",
+        red="e5 f5 g5 e6 f6 g6 e7 f7 e8 f9",
+        blue="d10 h10 c11 d11 b12 c12 d12 a13 b13 c13",
+        black="h13 e14 f14 g14 e15 f15 g15 e16 f16 e17",
+        yellow="k9 m10 l11 m11 k12 l12 m12 k13 l13 m13",
+        green="o5 p5 q5 n6 o6 p6 n7 o7 j8 n8",
+    )
+    path = tmp_path / "earlier.db"
+    with make_client(path) as client:
+        finished = new_table(client, "classic-2", [PERSON] * 2, start=two, moves_made=[5, 5])
+        seats = [PERSON, PERSON, EASY, PERSON, PERSON, PERSON]  # blue moves next
+        going = new_table(client, "classic-6", seats, start=six, moves_made=[3] * 6)
+    result = {
+        "places": [1, 2],
+        "team_places": [],
+        "ending": "last-reply",
+        "reason": "White finished first and black's last reply did not finish: white wins.",
+        "seat": None,
+    }
+    moves = [(0, "h13-h14"), (1, "m5-m4")]
+    six_moves = ["h12-h14", "f9-f8", "h10-h9", "h13-h12", "k9-k8", "j8-j7", "f8-g7"]
+    with sqlite3.connect(path) as connection:
+        connection.execute(
+            "UPDATE tables SET actions = ?, result = ?, status = 'over', over = 1, version = 3 "
+            "WHERE id = ?",
+            (
+                json.dumps([{"seat": s, "move": m} for s, m in moves]),
+                json.dumps(result),
+                finished["id"],
+            ),
+        )
+        seats = [0, 1, 2, 3, 4, 5, 1]
+        connection.execute(
+            "UPDATE tables SET actions = ?, version = 8 WHERE id = ?",
+            (
+                json.dumps([{"seat": s, "move": m} for s, m in zip(seats, six_moves, strict=True)]),
+                going["id"],
+            ),
+        )
+    with make_client(path) as client:
+        state = client.get(f"/api/tables/{finished['id']}").json()
+        assert state["status"] == "over", state
+        assert state["result"]["places"] == [1, 2]
+        assert state["result"]["ending"] == "last-reply"
+        assert [m["text"] for m in state["moves"]] == ["h13-h14", "m5-m4"]
+        with connect(client, going, token=None) as ws:
+            state = ws.receive_json()["state"]
+            assert state["status"] == "playing", state
+            assert state["seats"][0]["status"] == "finished"
+            if len(state["moves"]) == 7:  # blue, the computer, moves next
+                receive_until(ws, event_of("move", 2))
+        state = client.get(f"/api/tables/{going['id']}").json()
+        assert len(state["moves"]) == 8
+        assert state["turn"] == 3  # white, finished by the earlier rule, was skipped

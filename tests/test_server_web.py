@@ -43,7 +43,8 @@ def strings(language: str) -> dict[str, str]:
 
 def web_sources() -> str:
     return "\n".join(
-        path.read_text("utf-8") for path in [WEB / "index.html", *sorted((WEB / "js").rglob("*.js"))]
+        path.read_text("utf-8")
+        for path in [WEB / "index.html", *sorted((WEB / "js").rglob("*.js"))]
     )
 
 

@@ -21,8 +21,10 @@ class RaceCore:
         near: Sequence[int],
         anti_blocking: bool,
         last_reply: bool,
+        owners: Sequence[int] = (),
     ) -> None: ...
     def moves(self, marbles: Sequence[int], seat: int) -> bytes: ...
+    def finished(self, marbles: Sequence[int], seat: int, owner_counts: bool) -> bool: ...
     def apply(self, marbles: Sequence[int], seat: int, start: int, end: int) -> tuple[int, ...]: ...
     def search(
         self,
@@ -45,4 +47,5 @@ class RaceCore:
         beam_depth: int = 0,
         playout_moves: int = 8,
         playout_options: int = 8,
+        owner_counts: Sequence[bool] = (),
     ) -> tuple[int, int, int]: ...

@@ -286,6 +286,7 @@ def replay(game: Game) -> Iterator[tuple[Game, Move]]:
         deadline_rule=game.deadline_rule,
         moves_made=game.start_moves_made,
         rounds_played=game.start_rounds,
+        finish_rule=game.finish_rule,
     )
     for move in game.moves:
         yield again.copy(), move

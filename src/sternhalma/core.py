@@ -40,6 +40,11 @@ class RaceCore(Protocol):
         """The bitboards after ``seat`` moves its marble from ``start`` to ``end``."""
         ...
 
+    def finished(self, marbles: Sequence[int], seat: int, owner_counts: bool) -> bool:
+        """Whether ``seat`` has finished (``RaceRules.has_finished``); ``owner_counts``:
+        whether the marbles of its goal's owner count toward filling it yet."""
+        ...
+
 
 class PythonRaceCore:
     """The interface on the pure-Python engine (the reference)."""
@@ -56,6 +61,10 @@ class PythonRaceCore:
         after = list(marbles)
         after[seat] ^= (1 << start) | (1 << end)
         return tuple(after)
+
+    def finished(self, marbles: Sequence[int], seat: int, owner_counts: bool) -> bool:
+        position = Position(self.rules, seat, tuple(marbles))
+        return self.rules.has_finished(position, seat, owner_counts=owner_counts)
 
 
 def pairs(moves: bytes) -> list[tuple[int, int]]:
@@ -111,6 +120,7 @@ def native_race_core(rules: RaceRules) -> _native.RaceCore:
         list(near_masks(board)),
         rules.anti_blocking,
         rules.last_reply,
+        [-1 if owner is None else owner for owner in rules.goal_owners],
     )
     return native
 

@@ -12,6 +12,12 @@ order: (1) the mover's leaving-home deadline, (2) finishing for everyone still
 in play, (3) the two-player last reply, or the end when at most one player is
 still playing, (4) round close and the 150-round limit, (5) the next seat,
 with automatic passes and the "no moves" end, (6) threefold repetition.
+
+Finishing on the star needs what the position alone does not say: the marbles
+of the goal's owner count only once the owner is no longer leaving (its own
+move 30, or out, or finished: rules.md#finishing), so the referee tells the
+rules (``owner_counts``). Games played before that rule can still be replayed
+as they were played (``finish_rule="anytime"``, ``FINISH_RULES``).
 """
 
 from __future__ import annotations
@@ -41,8 +47,9 @@ FLAGGED = "flagged"
 
 #: How a game can end, with what each means (``Result.ending``).
 ENDINGS: dict[str, str] = {
-    "finished": "players finished: at most one is still playing, or black finished first "
-    "with two players, or (Halma) the first player or team is home",
+    "finished": "players finished: at most one is still playing, or with two players black "
+    "finished first (a draw when one move finished both), or (Halma) the first player or "
+    "team is home",
     "last-reply": "two players: white finished and black had its last reply "
     "(a draw if black finished with it, else white wins)",
     "limit": "the 150-round limit closed; the rest are ranked by marbles in goal, then distance",
@@ -53,6 +60,19 @@ ENDINGS: dict[str, str] = {
     "flag": "a player ran out of time; counts as a resignation",
     "out": "a player broke the leaving-home deadline: with two players a loss; with more "
     "it is the ending when it leaves at most one player in play",
+}
+
+
+#: The finishing rule a game is refereed by (``Game.finish_rule``), with what it means.
+#: Records and stored games made before the Decision (rules.md#finishing) on the owner's marbles
+#: replay by the earlier one (records.py, docs/records.md).
+OWNER_LEAVING = "owner-leaving"
+ANYTIME = "anytime"
+FINISH_RULES: dict[str, str] = {
+    OWNER_LEAVING: "the goal's owner's marbles count for you only once the owner is no "
+    "longer leaving: from the end of its own move 30 (40 with 15 marbles), or once it is "
+    "out or has finished",
+    ANYTIME: "the earlier rule: the goal's owner's marbles counted for you at any time",
 }
 
 
@@ -122,7 +142,9 @@ class Game:
     mid-way already is (own moves per seat, closed rounds), which the
     deadline and the limit count from. ``deadline_rule=False`` switches the
     leaving-home deadline off (casual tables). A ``clock`` starts running
-    for the first seat to move at once.
+    for the first seat to move at once. ``finish_rule`` is one of
+    ``FINISH_RULES``: the rule of today, or (``"anytime"``) the earlier one, to
+    replay a game played by it.
     """
 
     def __init__(
@@ -134,6 +156,7 @@ class Game:
         clock: Clock | None = None,
         moves_made: Sequence[int] | None = None,
         rounds_played: int = 0,
+        finish_rule: str = OWNER_LEAVING,
     ) -> None:
         self.rules: Ruleset = find_variant(rules) if isinstance(rules, str) else rules
         rules = self.rules
@@ -141,6 +164,12 @@ class Game:
         if self.start.rules is not rules:
             raise GameError(f"the start position is {self.start.rules.id}, not {rules.id}")
         self.deadline_rule = deadline_rule
+        if finish_rule not in FINISH_RULES:
+            raise GameError(
+                f"unknown finishing rule {finish_rule!r}; known: {', '.join(FINISH_RULES)}"
+            )
+        #: How finishing is judged (FINISH_RULES): today's rule, or the earlier one.
+        self.finish_rule = finish_rule
         #: The own move number from which no marble may stay at home; None: no deadline.
         self.deadline: int | None = rules.deadline if deadline_rule else None
         self._race: RaceRules | None = rules if isinstance(rules, RaceRules) else None
@@ -232,6 +261,25 @@ class Game:
     def moves_made(self, seat: int | str) -> int:
         """The seat's own moves so far (what the deadline counts)."""
         return self._made[self._seat(seat)]
+
+    def owner_counts(self, seat: int | str) -> bool:
+        """Whether the marbles of the owner of ``seat``'s goal (the seat whose home it is)
+        now count toward filling it (rules.md#finishing).
+
+        They do once the owner is no longer leaving: from the end of its own move 30
+        (40 with 15 marbles; moves before a set-up start count), deadline rule on or
+        off, or once it no longer plays (out or finished). True where the goal has no
+        owner or the game has no such rule (Halma, capture), and always by the
+        earlier rule (``finish_rule="anytime"``).
+        """
+        index = self._seat(seat)
+        race = self._race
+        if self.finish_rule == ANYTIME or race is None or not race.anti_blocking:
+            return True
+        owner = race.goal_owners[index]
+        if owner is None or race.leaving is None or self._status[owner] != PLAYING:
+            return True
+        return self._made[owner] >= race.leaving
 
     def times_seen(self, position: Position) -> int:
         """How often ``position`` (marbles and the player to move) has stood so far: a
@@ -334,6 +382,7 @@ class Game:
         other.rules = self.rules
         other.start = self.start
         other.deadline_rule = self.deadline_rule
+        other.finish_rule = self.finish_rule
         other.start_moves_made = self.start_moves_made
         other.start_rounds = self.start_rounds
         other.deadline = self.deadline
@@ -415,23 +464,34 @@ class Game:
             self.position = Position(p.rules, p.turn, tuple(marbles), p.pieces, p.captured)
 
     def _judge_finishing(self, mover: int) -> None:
-        """Everyone still in play who has finished takes the best free place, mover first."""
+        """Everyone still in play who has finished takes the best free place, mover first.
+
+        A seat that finishes makes its marbles count for the seat whose goal is its
+        home (rules.md#finishing), which may finish that seat on the same move: the
+        seats are judged again until nobody more finishes.
+        """
         players = self.rules.players
-        for offset in range(players):
-            seat = (mover + offset) % players
-            if self._status[seat] != PLAYING:
-                continue
-            if not self.rules.has_finished(self.position, seat):
-                continue
-            self._status[seat] = FINISHED
-            self._places[seat] = self._best_free(self._places)
-            team = self.rules.team_of(seat)
-            if (
-                team is not None
-                and team not in self._team_places
-                and all(self._status[s] == FINISHED for s in self.rules.teams[team])
-            ):
-                self._team_places[team] = self._best_free(self._team_places)
+        finishing = True
+        while finishing:
+            finishing = False
+            for offset in range(players):
+                seat = (mover + offset) % players
+                if self._status[seat] != PLAYING:
+                    continue
+                if not self.rules.has_finished(
+                    self.position, seat, owner_counts=self.owner_counts(seat)
+                ):
+                    continue
+                finishing = True
+                self._status[seat] = FINISHED
+                self._places[seat] = self._best_free(self._places)
+                team = self.rules.team_of(seat)
+                if (
+                    team is not None
+                    and team not in self._team_places
+                    and all(self._status[s] == FINISHED for s in self.rules.teams[team])
+                ):
+                    self._team_places[team] = self._best_free(self._team_places)
 
     def _end_checks(self, seat: int | None, finished_before: set[int], out_why: str | None) -> bool:
         """Step (3): the two-player rules, or the end when at most one is still playing."""
@@ -559,6 +619,9 @@ class Game:
             )
             if len(firsts) == 1:
                 return f"{firsts[0].capitalize()} finished first."
+            if self.rules.last_reply and self.rules.players == 2:
+                first, second = self._name(0), self._name(1)
+                return f"{first.capitalize()} and {second} finished with the same move: a draw."
             return f"{outcome.capitalize()}."
         if ending == "last-reply":
             first, second = self._name(0), self._name(1)
@@ -732,7 +795,10 @@ def _ordinal(n: int) -> str:
 
 
 __all__ = [
+    "ANYTIME",
     "ENDINGS",
+    "FINISH_RULES",
+    "OWNER_LEAVING",
     "REPETITIONS",
     "ROUND_LIMIT",
     "Game",

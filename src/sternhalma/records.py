@@ -4,6 +4,12 @@ Writing a game and reading it back gives the same game: reading replays
 every move with the referee, so a record that breaks a rule is refused with
 the move number and the reason (``move 14: j5-j7 is not legal for red: j6 is
 empty``). Passes are not written; replaying makes the same passes.
+
+A record made before the Decision (rules.md#finishing) on the goal owner's marbles (issue 30)
+may only replay by the earlier finishing rule: one that today's rule cannot
+replay to its recorded end is read by the earlier rule, and the game says so
+(``Game.finish_rule == "anytime"``); written again it carries
+``[Finishing "anytime"]``.
 """
 
 from __future__ import annotations
@@ -16,10 +22,11 @@ from dataclasses import dataclass, field
 from sternhalma.boards.star import COLOURS
 from sternhalma.clock import TimeControl, parse_time_control
 from sternhalma.errors import SternhalmaError
-from sternhalma.game import ENDINGS, Game, Result
+from sternhalma.game import ANYTIME, ENDINGS, FINISH_RULES, OWNER_LEAVING, Game, Result
 from sternhalma.notation import position_from_json, position_to_json
 from sternhalma.rules import find_variant
 from sternhalma.rules.base import Ruleset
+from sternhalma.rules.race import RaceRules
 
 
 class RecordError(SternhalmaError):
@@ -39,6 +46,7 @@ _DEFINED = (
     "Date",
     "Clock",
     "Deadline",
+    "Finishing",
     "Position",
     "MovesMade",
     "RoundsPlayed",
@@ -100,6 +108,8 @@ def write_record(
         tags["Clock"] = str(control)
     if not game.deadline_rule and rules.deadline is not None:
         tags["Deadline"] = "off"
+    if game.finish_rule != OWNER_LEAVING:
+        tags["Finishing"] = game.finish_rule
     if game.start != rules.initial():
         tags["Position"] = position_to_json(game.start)
     if any(game.start_moves_made):
@@ -162,16 +172,32 @@ def read_record(text: str) -> Record:
             control = parse_time_control(tags["Clock"])
         except SternhalmaError as error:
             raise RecordError(f"Clock: {error}") from None
-    game = _new_game(rules, tags)
-    for number, move in enumerate(moves, 1):
-        try:
-            game.play(move)
-        except SternhalmaError as error:
-            raise RecordError(f"move {number}: {error}") from None
-    _finish(game, tags, len(moves))
+    named = tags.get("Finishing")
+    if named is not None and named not in FINISH_RULES:
+        raise RecordError(f"Finishing must be one of {', '.join(FINISH_RULES)}, not {named!r}")
+    try:
+        game = _replayed(rules, tags, moves, named or OWNER_LEAVING)
+    except RecordError:
+        # Made before today's finishing rule (docs/records.md): read as it was played,
+        # else today's error is the one to tell.
+        earlier = None if named is not None else _by_the_earlier_rule(rules, tags, moves)
+        if earlier is None:
+            raise
+        game = earlier
     # Players are kept in seat order, whatever order the record listed them.
     ordered = {c: players[c] for c in rules.seats if c in players}
     return Record(game, ordered, tags.get("Date"), control, extra)
+
+
+def earlier_rule_note(game: Game) -> str | None:
+    """A sentence for people when ``game`` is refereed by the earlier finishing rule."""
+    if game.finish_rule == OWNER_LEAVING:
+        return None
+    return (
+        "Played by the earlier finishing rule: the goal's owner's marbles counted for "
+        "you at any time. Today they count only once the owner is no longer leaving "
+        "(its own move 30, or out, or finished), and this game might have gone otherwise."
+    )
 
 
 def format_places(names: Sequence[str], places: Sequence[int]) -> str:
@@ -227,7 +253,41 @@ def _parse(text: str) -> tuple[dict[str, str], list[str]]:
     return tags, moves
 
 
-def _new_game(rules: Ruleset, tags: dict[str, str]) -> Game:
+def _finishing_differs(rules: Ruleset) -> bool:
+    """Whether the earlier finishing rule can judge a game of ``rules`` otherwise: where a
+    goal is another seat's home and the anti-blocking rule counts that seat's marbles."""
+    return (
+        isinstance(rules, RaceRules)
+        and rules.anti_blocking
+        and any(owner is not None for owner in rules.goal_owners)
+    )
+
+
+def _by_the_earlier_rule(rules: Ruleset, tags: dict[str, str], moves: list[str]) -> Game | None:
+    """The record's game by the earlier finishing rule, or None where that rule judges
+    the same or the record does not replay by it either."""
+    if not _finishing_differs(rules):
+        return None
+    try:
+        return _replayed(rules, tags, moves, ANYTIME)
+    except RecordError:
+        return None
+
+
+def _replayed(rules: Ruleset, tags: dict[str, str], moves: list[str], finish_rule: str) -> Game:
+    """The game of the record by ``finish_rule``: set up, every move replayed, the
+    recorded ending applied and the result checked."""
+    game = _new_game(rules, tags, finish_rule)
+    for number, move in enumerate(moves, 1):
+        try:
+            game.play(move)
+        except SternhalmaError as error:
+            raise RecordError(f"move {number}: {error}") from None
+    _finish(game, tags, len(moves))
+    return game
+
+
+def _new_game(rules: Ruleset, tags: dict[str, str], finish_rule: str = OWNER_LEAVING) -> Game:
     deadline = tags.get("Deadline", "on").strip().lower()
     if deadline not in ("on", "off"):
         raise RecordError(f'Deadline must be "on" or "off", not {tags["Deadline"]!r}')
@@ -259,6 +319,7 @@ def _new_game(rules: Ruleset, tags: dict[str, str]) -> Game:
             deadline_rule=deadline == "on",
             moves_made=made,
             rounds_played=rounds,
+            finish_rule=finish_rule,
         )
     except SternhalmaError as error:
         raise RecordError(str(error)) from None
@@ -365,4 +426,12 @@ def _unescape(value: str) -> str:
     return re.sub(r"\\(.)", r"\1", value)
 
 
-__all__ = ["Record", "RecordError", "format_places", "read_record", "result_text", "write_record"]
+__all__ = [
+    "Record",
+    "RecordError",
+    "earlier_rule_note",
+    "format_places",
+    "read_record",
+    "result_text",
+    "write_record",
+]

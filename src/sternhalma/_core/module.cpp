@@ -70,6 +70,7 @@ public:
     virtual ~Core() = default;
     virtual nb::bytes moves(nb::sequence marbles, int seat) const = 0;
     virtual nb::tuple apply(nb::sequence marbles, int seat, int start, int end) const = 0;
+    virtual bool finished(nb::sequence marbles, int seat, bool owner_counts) const = 0;
     virtual SearchResult search(const Evaluation& evaluation, nb::sequence marbles,
                                 const SearchSettings& settings,
                                 std::vector<std::int64_t> order) const = 0;
@@ -83,11 +84,10 @@ public:
     CoreOf(int size, std::vector<std::vector<std::vector<int>>> rays,
            const std::vector<nb::int_>& goals, const std::vector<nb::int_>& may_end,
            bool long_jumps, const std::vector<nb::int_>& near, bool anti_blocking,
-           bool last_reply)
+           bool last_reply, std::vector<int> owners)
         : tables_(size, std::move(rays), convert(goals, size), convert(may_end, size),
-                  long_jumps),
+                  long_jumps, std::move(owners), anti_blocking),
           near_(convert(near, size)),
-          anti_blocking_(anti_blocking),
           last_reply_(last_reply) {
         if (near_.size() != static_cast<std::size_t>(size))
             throw nb::value_error("one near mask per hole is needed");
@@ -117,7 +117,7 @@ public:
                 throw nb::value_error("a move leaves the board");
         typename RaceSearcher<W>::Pos pos;
         for (int s = 0; s < seats; ++s) pos.m[static_cast<std::size_t>(s)] = boards[static_cast<std::size_t>(s)];
-        RaceSearcher<W> searcher(tables_, evaluation, near_, anti_blocking_, last_reply_, settings);
+        RaceSearcher<W> searcher(tables_, evaluation, near_, last_reply_, settings);
         nb::gil_scoped_release unlocked;
         return searcher.choose(pos, std::move(order));
     }
@@ -137,6 +137,11 @@ public:
             pairs.push_back(static_cast<char>(m.end));
         }
         return nb::bytes(pairs.data(), pairs.size());
+    }
+
+    bool finished(nb::sequence marbles, int seat, bool owner_counts) const override {
+        const std::vector<B> boards = position(marbles, seat);
+        return tables_.finished(boards.data(), seat, owner_counts);
     }
 
     nb::tuple apply(nb::sequence marbles, int seat, int start, int end) const override {
@@ -174,7 +179,6 @@ private:
 
     RaceTables<W> tables_;
     std::vector<B> near_;
-    bool anti_blocking_;
     bool last_reply_;
 };
 
@@ -182,10 +186,19 @@ std::unique_ptr<Core> make_core(int size, std::vector<std::vector<std::vector<in
                                 const std::vector<nb::int_>& goals,
                                 const std::vector<nb::int_>& may_end, bool long_jumps,
                                 const std::vector<nb::int_>& near, bool anti_blocking,
-                                bool last_reply) {
+                                bool last_reply, std::vector<int> owners) {
     if (size <= 0 || size > 256) throw nb::value_error("a board has 1 to 256 holes");
     if (goals.size() != may_end.size() || goals.empty() || goals.size() > MAX_SEATS)
         throw nb::value_error("one goal and one end mask per seat are needed");
+    const int seats = static_cast<int>(goals.size());
+    if (owners.empty()) owners.assign(goals.size(), -1);
+    if (owners.size() != goals.size())
+        throw nb::value_error("one goal owner (or -1) per seat is needed");
+    for (int s = 0; s < seats; ++s) {
+        const int owner = owners[static_cast<std::size_t>(s)];
+        if (owner < -1 || owner >= seats || owner == s)
+            throw nb::value_error("a goal owner is another seat, or -1");
+    }
     if (rays.size() != static_cast<std::size_t>(size))
         throw nb::value_error("one list of rays per hole is needed");
     for (const auto& per_hole : rays)
@@ -194,9 +207,9 @@ std::unique_ptr<Core> make_core(int size, std::vector<std::vector<std::vector<in
                 if (h < 0 || h >= size) throw nb::value_error("a ray leaves the board");
     if (size <= 128)
         return std::make_unique<CoreOf<2>>(size, std::move(rays), goals, may_end, long_jumps,
-                                           near, anti_blocking, last_reply);
+                                           near, anti_blocking, last_reply, std::move(owners));
     return std::make_unique<CoreOf<4>>(size, std::move(rays), goals, may_end, long_jumps, near,
-                                       anti_blocking, last_reply);
+                                       anti_blocking, last_reply, std::move(owners));
 }
 
 // The class Python sees: one ruleset's core behind a fixed interface.
@@ -205,18 +218,22 @@ public:
     RaceCore(int size, std::vector<std::vector<std::vector<int>>> rays,
              const std::vector<nb::int_>& goals, const std::vector<nb::int_>& may_end,
              bool long_jumps, const std::vector<nb::int_>& near, bool anti_blocking,
-             bool last_reply)
+             bool last_reply, std::vector<int> owners)
         : core_(make_core(size, std::move(rays), goals, may_end, long_jumps, near, anti_blocking,
-                          last_reply)) {}
+                          last_reply, std::move(owners))) {}
     // Hard's search (players/race.py): (best packed move, deepest depth finished, nodes).
     nb::tuple search(const Evaluation& evaluation, nb::sequence marbles, int me,
                      std::vector<int> rivals, std::vector<int> opponents, int mode,
                      std::vector<std::int64_t> order, std::uint64_t nodes, double seconds,
                      int breadth, int reply_breadth, int max_depth, bool rivalry, int likely,
                      int rival_weight, int beam_width, int beam_depth, int playout_moves,
-                     int playout_options) const {
+                     int playout_options, std::vector<bool> owner_counts) const {
         if (mode < 0 || mode > 4) throw nb::value_error("mode is 0 (solo), 1, 2, 3 or 4");
+        if (owner_counts.size() > static_cast<std::size_t>(MAX_SEATS))
+            throw nb::value_error("owner_counts has one flag per seat");
         SearchSettings settings;
+        for (std::size_t s = 0; s < owner_counts.size(); ++s)
+            settings.owner_counts[s] = owner_counts[s];
         settings.me = me;
         settings.rivals = std::move(rivals);
         settings.opponents = std::move(opponents);
@@ -243,6 +260,9 @@ public:
         return nb::make_tuple(r.best, r.depth, r.used);
     }
     nb::bytes moves(nb::sequence marbles, int seat) const { return core_->moves(marbles, seat); }
+    bool finished(nb::sequence marbles, int seat, bool owner_counts) const {
+        return core_->finished(marbles, seat, owner_counts);
+    }
     nb::tuple apply(nb::sequence marbles, int seat, int start, int end) const {
         return core_->apply(marbles, seat, start, end);
     }
@@ -267,17 +287,20 @@ NB_MODULE(_native, m) {
     nb::class_<RaceCore>(m, "RaceCore")
         .def(nb::init<int, std::vector<std::vector<std::vector<int>>>, const std::vector<nb::int_>&,
                       const std::vector<nb::int_>&, bool, const std::vector<nb::int_>&, bool,
-                      bool>(),
+                      bool, std::vector<int>>(),
              nb::arg("size"), nb::arg("rays"), nb::arg("goals"), nb::arg("may_end"),
              nb::arg("long_jumps"), nb::arg("near"), nb::arg("anti_blocking"),
-             nb::arg("last_reply"))
+             nb::arg("last_reply"), nb::arg("owners") = std::vector<int>{})
         .def("search", &RaceCore::search, nb::arg("evaluation"), nb::arg("marbles"), nb::arg("me"),
              nb::arg("rivals"), nb::arg("opponents"), nb::arg("mode"), nb::arg("order"),
              nb::arg("nodes"), nb::arg("seconds"), nb::arg("breadth"), nb::arg("reply_breadth"),
              nb::arg("max_depth"), nb::arg("rivalry"), nb::arg("likely"),
              nb::arg("rival_weight"), nb::arg("beam_width") = 0, nb::arg("beam_depth") = 0,
-             nb::arg("playout_moves") = 8, nb::arg("playout_options") = 8)
+             nb::arg("playout_moves") = 8, nb::arg("playout_options") = 8,
+             nb::arg("owner_counts") = std::vector<bool>{})
         .def("moves", &RaceCore::moves, nb::arg("marbles"), nb::arg("seat"))
+        .def("finished", &RaceCore::finished, nb::arg("marbles"), nb::arg("seat"),
+             nb::arg("owner_counts"))
         .def("apply", &RaceCore::apply, nb::arg("marbles"), nb::arg("seat"), nb::arg("start"),
              nb::arg("end"));
 }

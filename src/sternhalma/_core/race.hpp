@@ -3,6 +3,8 @@
 // the two equal): steps, chains of jumps that never land twice on a hole, long
 // jumps, a marble in its goal lands only in the goal, no move ends where the
 // seat may not end (another point). Moves are (start, end): the search needs no paths.
+// And when a seat has finished (RaceRules.has_finished), the goal's owner's marbles
+// counting only when the caller says they do (rules.md#finishing).
 #pragma once
 
 #include <cstdint>
@@ -28,14 +30,18 @@ class RaceTables {
 public:
     using B = Bits<W>;
 
-    // rays[h][d]: the holes from h outward in direction d, nearest first.
+    // rays[h][d]: the holes from h outward in direction d, nearest first; owners[s]: the
+    // seat whose home is seat s's goal, or -1 (RaceRules.goal_owners).
     RaceTables(int size, std::vector<std::vector<std::vector<int>>> rays, std::vector<B> goals,
-               std::vector<B> may_end, bool long_jumps)
+               std::vector<B> may_end, bool long_jumps, std::vector<int> owners,
+               bool anti_blocking)
         : size_(size),
           rays_(std::move(rays)),
           goals_(std::move(goals)),
           may_end_(std::move(may_end)),
           long_jumps_(long_jumps),
+          owners_(std::move(owners)),
+          anti_blocking_(anti_blocking),
           neighbours_(static_cast<std::size_t>(size)),
           jumps_(static_cast<std::size_t>(size)) {
         for (int h = 0; h < size; ++h) {
@@ -54,6 +60,22 @@ public:
     int seats() const { return static_cast<int>(goals_.size()); }
     const B& all() const { return all_; }
     const B& goal(int seat) const { return goals_[static_cast<std::size_t>(seat)]; }
+    int owner(int seat) const { return owners_[static_cast<std::size_t>(seat)]; }
+
+    // Whether `seat` has finished with `boards` (one per seat) on the board: with the
+    // anti-blocking rule every goal hole taken and one by an own marble, a marble of the
+    // goal's owner filling none while `owner_counts` is false; without it (Halma) every own
+    // marble in the goal.
+    bool finished(const B* boards, int seat, bool owner_counts) const {
+        const B& goal = goals_[static_cast<std::size_t>(seat)];
+        const B& own = boards[seat];
+        if (!anti_blocking_) return own.any() && (own & goal) == own;
+        const int owner = owners_[static_cast<std::size_t>(seat)];
+        if (!owner_counts && owner >= 0 && (boards[owner] & goal).any()) return false;
+        B occupied;
+        for (int s = 0; s < seats(); ++s) occupied |= boards[s];
+        return (occupied & goal) == goal && (own & goal).any();
+    }
 
     // Appends every legal move of `seat`'s marbles `own` with `occupied` holes taken.
     void moves(const B& own, const B& occupied, int seat, std::vector<Move>& out) const {
@@ -121,6 +143,8 @@ private:
     std::vector<B> goals_;
     std::vector<B> may_end_;
     bool long_jumps_;
+    std::vector<int> owners_;
+    bool anti_blocking_;
     B all_;
     std::vector<std::vector<std::int16_t>> neighbours_;
     std::vector<std::vector<Jump>> jumps_;

@@ -40,6 +40,9 @@ struct SearchSettings {
     int me = 0;
     std::vector<int> rivals;
     std::vector<int> opponents;  // the rivals not on our team
+    // Per seat: whether its goal's owner's marbles count toward filling it (rules.md#finishing),
+    // as the referee says at the root; the search keeps it throughout.
+    std::array<bool, MAX_SEATS> owner_counts{true, true, true, true, true, true};
     int mode = 0;  // 0 solo, 1 alpha-beta, 2 best-reply, 3 forecast, 4 playouts
     int breadth = 10;
     int reply_breadth = 3;
@@ -78,11 +81,10 @@ public:
     using Sums = std::array<std::int64_t, 2 * MAX_SEATS>;
 
     RaceSearcher(const RaceTables<W>& tables, const Evaluation& eval, const std::vector<B>& near,
-                 bool anti_blocking, bool last_reply, SearchSettings settings)
+                 bool last_reply, SearchSettings settings)
         : t_(tables),
           e_(eval),
           near_(near),
-          anti_blocking_(anti_blocking),
           last_reply_(last_reply),
           s_(std::move(settings)),
           seats_(tables.seats()),
@@ -233,15 +235,8 @@ private:
     }
 
     bool finishes(const Pos& p, int seat, std::int64_t move) const {
-        const B& goal = t_.goal(seat);
-        if (!goal.test(move_end(move))) return false;
-        const B& own = of(p, seat);
-        if (anti_blocking_) {
-            B occupied;
-            for (int s = 0; s < seats_; ++s) occupied |= of(p, s);
-            return (occupied & goal) == goal && (own & goal).any();
-        }
-        return own.any() && (own & goal) == own;
+        if (!t_.goal(seat).test(move_end(move))) return false;
+        return t_.finished(p.m.data(), seat, s_.owner_counts[static_cast<std::size_t>(seat)]);
     }
 
     std::int64_t finish_value(const Pos& p, int seat, int ply) const {
@@ -677,7 +672,6 @@ private:
     const RaceTables<W>& t_;
     const Evaluation& e_;
     const std::vector<B>& near_;
-    bool anti_blocking_;
     bool last_reply_;
     SearchSettings s_;
     int seats_;

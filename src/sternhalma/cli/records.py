@@ -10,7 +10,7 @@ import click
 from sternhalma.cli.engine import fail, read_stdin, read_text
 from sternhalma.errors import SternhalmaError
 from sternhalma.notation import position_to_dict, position_to_json
-from sternhalma.records import Record, read_record, result_text
+from sternhalma.records import Record, earlier_rule_note, read_record, result_text
 
 
 def counted(n: int, noun: str) -> str:
@@ -41,6 +41,7 @@ def _summary(record: Record) -> dict[str, Any]:
         "clock": str(record.time_control) if record.time_control else None,
         "moves": [rules.format_move(move) for move in game.moves],
         "rounds": game.rounds_played,
+        "finish_rule": game.finish_rule,
         "result": None
         if result is None
         else {
@@ -60,7 +61,9 @@ def replay(source: str, as_json: bool) -> None:
     """Replay and check the game record in FILE (- for standard input).
 
     Prints the result and the final position; a record that breaks a rule
-    fails with the move number and the reason (exit status 2).
+    fails with the move number and the reason (exit status 2). A record made
+    before today's finishing rule that only replays by the earlier one is read
+    by it, and the output says so.
     """
     try:
         record = read_record(read_source(source))
@@ -80,4 +83,7 @@ def replay(source: str, as_json: bool) -> None:
     else:
         click.echo(f"Result: {result_text(rules, game.result)} ({game.result.ending})")
         click.echo(game.result.reason)
+    note = earlier_rule_note(game)
+    if note is not None:
+        click.echo(note)
     click.echo(f"Position: {position_to_json(game.position)}")

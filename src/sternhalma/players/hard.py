@@ -235,7 +235,8 @@ class HardPlayer(Player):
             rivals = [s for s in game.in_play if s != seat]
             if rules.players == 2 and rivals and races(game, rivals[0], settings.racer_moves):
                 settings = dataclasses.replace(settings, duel="forecast")
-            search = race_search(rules, seat, game.in_play, limits, settings)
+            owner_counts = [game.owner_counts(s) for s in range(rules.players)]
+            search = race_search(rules, seat, game.in_play, limits, settings, owner_counts)
         else:
             search = CaptureSearch(
                 rules, seat, game.in_play, limits, breadth=settings.capture_breadth
@@ -246,9 +247,15 @@ class HardPlayer(Player):
 
 
 def race_search(
-    rules: RaceRules, seat: int, in_play: list[int], limits: Limits, settings: HardSettings
+    rules: RaceRules,
+    seat: int,
+    in_play: list[int],
+    limits: Limits,
+    settings: HardSettings,
+    owner_counts: list[bool] | None = None,
 ) -> RaceSearch:
-    """Hard's search for one decision in a race game, as ``settings`` say."""
+    """Hard's search for one decision in a race game, as ``settings`` say; ``owner_counts``
+    per seat as ``Game.owner_counts`` says (None: every marble counts)."""
     many = rules.players > 2
     return RaceSearch(
         rules,
@@ -268,6 +275,7 @@ def race_search(
         beam_depth=settings.beam_depth,
         playout_moves=settings.playout_moves,
         playout_options=settings.playout_options,
+        owner_counts=owner_counts,
     )
 
 

@@ -102,6 +102,7 @@ class RaceSearch:
         beam_depth: int = 0,
         playout_moves: int = 8,
         playout_options: int = 8,
+        owner_counts: Sequence[bool] | None = None,
         compiled: bool = core.COMPILED,
     ) -> None:
         """``rival_weight``: what a rival's way to go counts, in percent of ours: with two
@@ -114,6 +115,11 @@ class RaceSearch:
         ``playout_moves``: how many moves of ours a playout lasts, and
         ``playout_options``: how many of our options (those of biggest gain) are played
         out (multi="playout").
+        ``owner_counts``: per seat, whether the marbles of its goal's owner count toward
+        filling it (``Game.owner_counts``, rules.md#finishing); None: they all count.
+        The search judges every finish by what counts at its root: a goal that the
+        owner's 30th move opens inside the horizon is seen from the next decision on,
+        and a finish is never seen where the referee would not give one.
         ``compiled``: search with the compiled core (the same search, node for node)."""
         self.rules = rules
         self.native = core.native_race_core(rules) if compiled else None
@@ -137,6 +143,11 @@ class RaceSearch:
         self.beam_depth = beam_depth
         self.playout_moves = max(1, playout_moves)
         self.playout_options = max(1, playout_options)
+        self.owner_counts: tuple[bool, ...] = (
+            (True,) * len(rules.seats) if owner_counts is None else tuple(owner_counts)
+        )
+        if len(self.owner_counts) != len(rules.seats):
+            raise ValueError(f"owner_counts needs one flag per seat of {rules.id}")
         self.evaluation = race_evaluation(rules, weights)
         self.costs = self.evaluation.costs
         self.to_go = self.evaluation.to_go
@@ -241,6 +252,7 @@ class RaceSearch:
             self.beam_depth,
             self.playout_moves,
             self.playout_options,
+            list(self.owner_counts),
         )
         self.limits.used += used
         return best
@@ -357,7 +369,8 @@ class RaceSearch:
         """Whether ``move`` (already played in ``marbles``) finished ``seat``."""
         if not self.goals[seat] >> (move & _HOLE) & 1:
             return False
-        return self.rules.has_finished(Position(self.rules, seat, marbles), seat)
+        position = Position(self.rules, seat, marbles)
+        return self.rules.has_finished(position, seat, owner_counts=self.owner_counts[seat])
 
     def _finish_value(self, marbles: tuple[int, ...], seat: int, ply: int) -> int:
         """What finishing is worth to ``seat``: a win, or a draw by the last reply."""

@@ -106,8 +106,12 @@ class Ruleset(ABC):
         rules.md#the-end-of-the-game) rather than ranked by standing (Chinese checkers)."""
         return self.game == "halma"
 
-    def has_finished(self, position: Position, seat: int) -> bool:
-        """Whether ``seat`` has reached its goal (a state: once true, the referee keeps it)."""
+    def has_finished(self, position: Position, seat: int, *, owner_counts: bool = True) -> bool:
+        """Whether ``seat`` has reached its goal (a state: once true, the referee keeps it).
+
+        ``owner_counts``: whether the marbles of the player whose home is the goal count
+        toward filling it (the star's rule, rules.md#finishing; the referee knows).
+        """
         return False
 
     @abstractmethod

@@ -47,6 +47,16 @@ class RaceRules(Ruleset):
         #: Star rule: a full goal with at least one own marble finishes. Halma:
         #: every own piece must stand in the goal.
         self.anti_blocking = anti_blocking
+        #: goal_owners[s]: the seat whose home is seat s's goal, or None (three players:
+        #: every goal is an empty point). In pairs variants it is s's partner.
+        self.goal_owners: tuple[int | None, ...] = tuple(
+            next((t for t, home in enumerate(homes) if t != s and home & goal), None)
+            for s, goal in enumerate(goals)
+        )
+        #: The owner's own move count from which its marbles count toward filling its home
+        #: as another seat's goal (rules.md#finishing: 30, 40 with 15 marbles, the
+        #: deadline's number whether or not a table keeps the deadline on); None: at once.
+        self.leaving = deadline
         self.last_reply = last_reply
         #: distance_to_goal[s][h]: steps from hole h to the nearest goal hole of seat s.
         self.distance_to_goal: tuple[tuple[int, ...], ...] = tuple(
@@ -228,10 +238,22 @@ class RaceRules(Ruleset):
         return f"{names[a]}-{names[b]} is not a step or a jump"
 
     # -- facts the referee and the players use ------------------------------
-    def has_finished(self, position: Position, seat: int) -> bool:
+    def has_finished(self, position: Position, seat: int, *, owner_counts: bool = True) -> bool:
+        """Star (anti-blocking): every goal hole taken and one of them by an own marble;
+        Halma: every own piece in the goal.
+
+        ``owner_counts``: whether the marbles of the goal's owner (``goal_owners``)
+        count toward filling it. rules.md#finishing counts them only once the owner is
+        no longer leaving (its move 30, or out, or finished), which the position alone
+        does not say: the referee asks ``Game.owner_counts``. Before that a goal holding
+        one of the owner's marbles is not full.
+        """
         goal = self.goals[seat]
         own = position.marbles[seat]
         if self.anti_blocking:
+            owner = self.goal_owners[seat]
+            if not owner_counts and owner is not None and position.marbles[owner] & goal:
+                return False
             return position.occupied & goal == goal and bool(own & goal)
         return own != 0 and own & goal == own
 

@@ -59,6 +59,7 @@ def job_for(table: Table, level: str, budget: float | None = None) -> Job:
         # Seeded by table and move number: a replayed game gets the same answers.
         table.seed + len(table.actions),
         budget,
+        finish_rule=table.finish_rule,
     )
 
 

@@ -141,7 +141,7 @@ class Copies:
             )
             if stored.created_at is not None:
                 table.created = stored.created_at
-            table.replay([Action.from_dict(a) for a in stored.actions])
+            table.replay([Action.from_dict(a) for a in stored.actions], stored.result)
             # The clock resumes with the time each seat had when it was last saved:
             # the time no server ran is charged to nobody (docs/deploy.md).
             table.start_clock(self._banks(stored))

@@ -15,7 +15,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sternhalma.clock import Clock, TimeControl, TimeSource, monotonic_ms
-from sternhalma.game import Game
+from sternhalma.errors import SternhalmaError
+from sternhalma.game import ANYTIME, OWNER_LEAVING, Game
 from sternhalma.notation import position_from_json, position_to_dict
 from sternhalma.position import Move
 from sternhalma.rating import is_rated
@@ -115,6 +116,9 @@ class Table:
     same_address: float = 0.0
     created: datetime = field(default_factory=lambda: datetime.now(UTC))
     game: Game = field(init=False)
+    #: The finishing rule the game is refereed by (sternhalma.game.FINISH_RULES): today's,
+    #: or the earlier one for a game stored before it (``replay``).
+    finish_rule: str = OWNER_LEAVING
 
     def __post_init__(self) -> None:
         self.game = self.new_game()
@@ -125,6 +129,7 @@ class Table:
             start=position_from_json(self.start) if self.start else None,
             deadline_rule=self.deadline_rule,
             moves_made=self.moves_made,
+            finish_rule=self.finish_rule,
         )
 
     # -- who may do what -----------------------------------------------------
@@ -481,9 +486,26 @@ class Table:
             self.game.clock.stop()
         return {"kind": "abort", "seat": seat, "abort": why}
 
-    def replay(self, actions: list[Action]) -> None:
+    def replay(self, actions: list[Action], result: dict[str, Any] | None = None) -> None:
         """Rebuild the game from stored actions (checked by the referee again); the
-        clock is attached afterwards, so replaying charges nobody's time."""
+        clock is attached afterwards, so replaying charges nobody's time.
+
+        A game stored before today's finishing rule (rules.md#finishing, issue 30)
+        that this rule cannot replay, or would end otherwise than its stored ``result``,
+        is replayed by the earlier rule it was played by, and so keeps its result.
+        """
+        for rule in (OWNER_LEAVING, ANYTIME):
+            self.finish_rule = rule
+            try:
+                self._replay(actions)
+            except SternhalmaError:
+                continue
+            if result is None or (self.over and _same_end(self._result(), result)):
+                return
+        self.finish_rule = OWNER_LEAVING
+        self._replay(actions)  # today's rule, its error and its end, as before
+
+    def _replay(self, actions: list[Action]) -> None:
         self.game = self.new_game()
         self.actions = []
         for action in actions:
@@ -507,6 +529,11 @@ class Table:
         for text in moves[:ply]:
             game.play(text)
         return position_to_dict(game.position)
+
+
+def _same_end(result: dict[str, Any], stored: dict[str, Any]) -> bool:
+    """Whether a replayed result is the stored one (the reason is for people only)."""
+    return all(result.get(key) == stored.get(key) for key in ("places", "team_places", "ending"))
 
 
 def summary(stored: StoredTable) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, Protocol
 
-from sternhalma.game import Game
+from sternhalma.game import OWNER_LEAVING, Game
 from sternhalma.notation import position_from_json
 from sternhalma.players import HardPlayer, Player, make_player
 
@@ -54,6 +54,8 @@ class Job:
     seed: int
     #: Seconds the player may think (None: its own default); set from a running clock.
     budget: float | None = None
+    #: The table's finishing rule (sternhalma.game.FINISH_RULES; Table.replay).
+    finish_rule: str = OWNER_LEAVING
 
     def answer(self, nodes: int | None) -> str:
         return choose(self, nodes)
@@ -66,6 +68,7 @@ def rebuild(job: Job) -> Game:
         start=position_from_json(job.start) if job.start else None,
         deadline_rule=job.deadline_rule,
         moves_made=job.moves_made,
+        finish_rule=job.finish_rule,
     )
     for text in job.moves:
         game.play(text)
