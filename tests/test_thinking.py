@@ -28,17 +28,11 @@ from services import Player, Redis, Server, Worker, moved
 from sternhalma.game import Game
 from sternhalma.notation import position_to_dict
 from sternhalma.records import write_record
-from sternhalma.server.thinking import (
-    HINT_QUEUE,
-    MOVE_QUEUE,
-    RUNNING_KEY,
-    THINK,
-    Pool,
-    Priority,
-    Queue,
-    ThinkingFailed,
-)
+from sternhalma.server.thinking import Priority, ThinkingFailed
+from sternhalma.server.thinking.heartbeat import RUNNING_KEY
 from sternhalma.server.thinking.jobs import Job
+from sternhalma.server.thinking.pool import Pool
+from sternhalma.server.thinking.queue import HINT_QUEUE, MOVE_QUEUE, THINK, Queue
 from sternhalma.server.web.review import AnalysisJob, analyse_job, start_job
 
 pytestmark = pytest.mark.timeout(120)

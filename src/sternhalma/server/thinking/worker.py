@@ -24,8 +24,10 @@ from arq.connections import RedisSettings
 from arq.worker import Worker, func
 from redis.exceptions import RedisError
 
-from sternhalma.server.thinking import POLL, QUEUES, THINK, Heartbeat, Pool, Priority
-from sternhalma.server.thinking.jobs import Work
+from sternhalma.server.thinking import Priority, Work
+from sternhalma.server.thinking.heartbeat import Heartbeat
+from sternhalma.server.thinking.pool import Pool
+from sternhalma.server.thinking.queue import POLL, QUEUES, THINK
 
 log = logging.getLogger(__name__)
 
