@@ -12,6 +12,8 @@ analysis's page moves on or closes.
   --redis-url``), served by ``worker.py`` (``sternhalma worker``) on any machine;
 - ``heartbeat.py``: ``Heartbeat``, a worker's sign of life in Redis and the jobs it runs;
 - ``jobs.py``: ``Job``, a computer move or hint, as plain data;
+- ``codec.py``: work and answers as JSON, the only form they take on Redis and on
+  the pipe to a thinking process (never a pickle);
 - ``slot.py``: ``Slot``, one thinking process, reused job after job.
 """
 
@@ -27,7 +29,8 @@ TRIES = 2
 
 class Work(Protocol):
     """What a thinking process runs: plain data that computes its answer as text
-    (``Job`` in jobs.py, ``AnalysisJob`` in server/web/review.py)."""
+    (``Job`` in jobs.py, ``AnalysisJob`` in server/web/review.py; codec.py writes
+    and reads each as JSON)."""
 
     def answer(self, nodes: int | None) -> str: ...
 

@@ -7,7 +7,8 @@ keeps a heartbeat key alive in Redis and names itself beside every job it starts
 stopped (the worker was killed), or that ran past ``timeout`` (a worker alive but
 stuck), is sent again under a new id, keeping its place in the line, and the first
 one aborted. Who plays the answer is decided by the table's versioned commit, so a
-move computed twice is still played once.
+move computed twice is still played once. Jobs and results cross Redis as JSON
+(server/thinking/codec.py), never pickled.
 """
 
 from __future__ import annotations
@@ -22,11 +23,12 @@ from typing import TypeVar
 
 from arq import create_pool
 from arq.connections import ArqRedis, RedisSettings
+from arq.jobs import DeserializationError, JobStatus
 from arq.jobs import Job as QueuedJob
-from arq.jobs import JobStatus
 from redis.exceptions import RedisError
 
 from sternhalma.server.thinking import TRIES, Priority, Thinking, ThinkingFailed, Work
+from sternhalma.server.thinking.codec import dumps, loads
 from sternhalma.server.thinking.heartbeat import ALIVE, BEAT, RUNNING_KEY, WORKER_KEY
 
 log = logging.getLogger(__name__)
@@ -65,7 +67,9 @@ class Queue(Thinking):
         self._aborts: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
-        self.redis = await create_pool(RedisSettings.from_dsn(self.redis_url))
+        self.redis = await create_pool(
+            RedisSettings.from_dsn(self.redis_url), job_serializer=dumps, job_deserializer=loads
+        )
 
     async def close(self) -> None:
         await asyncio.gather(*self._aborts, return_exceptions=True)
@@ -114,7 +118,7 @@ class Queue(Thinking):
     def handle(self, job_id: str, queue: str) -> QueuedJob:
         """The queued job ``job_id`` (to look at or abort)."""
         assert self.redis is not None, "start() first"
-        return QueuedJob(job_id, self.redis, _queue_name=queue)
+        return QueuedJob(job_id, self.redis, _queue_name=queue, _deserializer=loads)
 
     async def _answer(self, queued: QueuedJob) -> str:
         """The job's result. JobLost once the worker that began it has no heartbeat,
@@ -127,7 +131,12 @@ class Queue(Thinking):
         while True:
             status = await self._retrying(queued.status)
             if status == JobStatus.complete:
-                info = await self._retrying(queued.result_info)
+                try:
+                    info = await self._retrying(queued.result_info)
+                except DeserializationError as error:
+                    raise ThinkingFailed(
+                        f"the worker's answer cannot be read: {error.__cause__}"
+                    ) from None
                 if info is not None and info.success and isinstance(info.result, str):
                     return info.result
                 raise ThinkingFailed(f"the worker failed: {info.result if info else 'no result'}")

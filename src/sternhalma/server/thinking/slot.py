@@ -1,5 +1,9 @@
 """``Slot``: one thinking process, spawned once and reused job after job.
 
+Jobs go to the process, and answers come back, as JSON text on a pipe
+(server/thinking/codec.py), the form they take on Redis: a work the queue could not
+carry fails here too.
+
 A job (``Work``: plain data that answers itself with text) is stopped without losing
 the process: SIGUSR1 makes the process give up the job it is on (the search is pure
 Python between its steps); a process that does not answer is killed and replaced.
@@ -11,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import multiprocessing
 import os
 import signal
@@ -19,7 +24,9 @@ import time
 from multiprocessing.connection import Connection
 from typing import Any
 
+from sternhalma.jsontext import JsonTextError, read_json
 from sternhalma.server.thinking import Work
+from sternhalma.server.thinking.codec import read_work, write_work
 
 #: Seconds a thinking process has to give up a job before it is killed.
 GIVE_UP = 2.0
@@ -63,10 +70,10 @@ def slot_main(conn: Connection, parent: int, nodes: int | None, given_up: Any) -
     watch_parent(parent)
     signal.signal(signal.SIGUSR1, _give_up)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C: the parent stops us
-    conn.send(("ready", None))
+    _send(conn, ("ready", None))
     while True:
         try:
-            number, job = conn.recv()
+            number, work = read_json(conn.recv_bytes())
         except (EOFError, OSError):
             return
         reply: tuple[str, str | None]
@@ -74,7 +81,7 @@ def slot_main(conn: Connection, parent: int, nodes: int | None, given_up: Any) -
             _current[0] = number
             if given_up.value >= number:
                 raise GiveUp
-            text = job.answer(nodes)
+            text = read_work(work).answer(nodes)
             _current[0] = 0
             reply = ("done", text)
         except GiveUp:
@@ -82,7 +89,11 @@ def slot_main(conn: Connection, parent: int, nodes: int | None, given_up: Any) -
         except Exception as error:
             _current[0] = 0
             reply = ("error", f"{type(error).__name__}: {error}")
-        conn.send(reply)
+        _send(conn, reply)
+
+
+def _send(conn: Connection, reply: tuple[str, str | None]) -> None:
+    conn.send_bytes(json.dumps(reply).encode())
 
 
 def _wake(future: asyncio.Future[None]) -> None:
@@ -126,9 +137,13 @@ class Slot:
     async def run(self, job: Work) -> tuple[str, str | None]:
         """The process's answer to ``job``. Cancelled: the process gives the job up (or is
         killed when it does not within GIVE_UP seconds) before this returns."""
+        try:
+            message = json.dumps([self.number + 1, write_work(job)], allow_nan=False)
+        except (TypeError, ValueError) as error:
+            return ("error", f"the job cannot be sent: {error}")
         self.number += 1
         try:
-            self.conn.send((self.number, job))
+            self.conn.send_bytes(message.encode())
         except OSError:
             raise SlotLost("the thinking process is gone") from None
         try:
@@ -160,11 +175,14 @@ class Slot:
                     await readable
                 finally:
                     loop.remove_reader(fd)
-            reply: tuple[str, Any] = self.conn.recv()
+            kind, value = read_json(self.conn.recv_bytes())
         except (EOFError, OSError):
             self.kill()
             raise SlotLost("the thinking process died") from None
-        return reply
+        except JsonTextError as error:  # pragma: no cover - slot_main writes JSON
+            self.kill()
+            raise SlotLost(f"the thinking process answered what cannot be read: {error}") from None
+        return kind, value
 
     def kill(self) -> None:
         if self.process.is_alive():
