@@ -62,7 +62,7 @@ from services import Postgres, Redis, Server, Worker
 from sternhalma.game import Game
 from sternhalma.notation import position_to_dict
 from sternhalma.players import make_player
-from sternhalma.server.thinking import RUNNING_KEY
+from sternhalma.server.thinking.heartbeat import RUNNING_KEY
 
 #: The scripted player's moves (always the first legal one would soon repeat a position).
 CHOICE = random.Random(8)

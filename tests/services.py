@@ -319,7 +319,7 @@ class Worker(Program):
         and it has announced itself in Redis)."""
         import redis
 
-        from sternhalma.server.thinking import MOVE_QUEUE
+        from sternhalma.server.thinking.queue import MOVE_QUEUE
 
         client = redis.Redis.from_url(self.redis_url)
         deadline = time.monotonic() + timeout

@@ -23,7 +23,7 @@ from helpers import Client
 from services import Redis
 from test_server import PERSON, Socket, connect, event_of, first_legal, new_table, receive_until
 
-from sternhalma.server.thinking import Pool
+from sternhalma.server.thinking.pool import Pool
 from sternhalma.server.web.app import Settings, create_app
 
 HARD = {"kind": "computer", "level": "hard"}

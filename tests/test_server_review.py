@@ -16,10 +16,12 @@ from helpers import Client, run_apart
 from sternhalma.analysis import review_game
 from sternhalma.game import Game
 from sternhalma.records import write_record
-from sternhalma.server.thinking import Pool, Priority
+from sternhalma.server.thinking import Priority
+from sternhalma.server.thinking.analysis import AnalysisJob, start_job
 from sternhalma.server.thinking.jobs import Job
+from sternhalma.server.thinking.pool import Pool
 from sternhalma.server.web.app import Settings, create_app
-from sternhalma.server.web.review import Analyses, AnalysisJob, Busy, Limits, start_job
+from sternhalma.server.web.review import Analyses, Busy, Limits
 
 MOVES = ["m4-m5", "g15-g13", "m5-m4"]
 

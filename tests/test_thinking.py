@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import pickle
 import signal
 from pathlib import Path
 
@@ -19,27 +20,29 @@ import pytest
 import redis.asyncio as aioredis
 from arq import create_pool
 from arq.connections import RedisSettings
-from arq.constants import abort_jobs_ss
+from arq.constants import abort_jobs_ss, result_key_prefix
+from arq.jobs import (
+    DeserializationError,
+    JobStatus,
+    deserialize_job,
+    deserialize_result,
+    serialize_job,
+    serialize_result,
+)
 from arq.jobs import Job as QueuedJob
-from arq.jobs import JobStatus
 from helpers import run_apart
 from services import Player, Redis, Server, Worker, moved
 
 from sternhalma.game import Game
-from sternhalma.notation import position_to_dict
+from sternhalma.notation import position_to_dict, position_to_json
 from sternhalma.records import write_record
-from sternhalma.server.thinking import (
-    HINT_QUEUE,
-    MOVE_QUEUE,
-    RUNNING_KEY,
-    THINK,
-    Pool,
-    Priority,
-    Queue,
-    ThinkingFailed,
-)
+from sternhalma.server.thinking import Priority, ThinkingFailed
+from sternhalma.server.thinking.analysis import WORK, AnalysisJob, analyse_job, start_job
+from sternhalma.server.thinking.codec import Unreadable, WorkerError, dumps, loads
+from sternhalma.server.thinking.heartbeat import RUNNING_KEY
 from sternhalma.server.thinking.jobs import Job
-from sternhalma.server.web.review import AnalysisJob, analyse_job, start_job
+from sternhalma.server.thinking.pool import Pool
+from sternhalma.server.thinking.queue import HINT_QUEUE, MOVE_QUEUE, THINK, Queue
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -237,6 +240,153 @@ def test_a_job_that_runs_over_its_time_fails_after_a_second_try() -> None:
     assert legal(run_apart(scenario()))
 
 
+def test_the_pool_sends_only_work_that_crosses_as_json() -> None:
+    """A thinking process gets its job as the JSON the queue carries: a work of another
+    kind fails, and the process serves the next job."""
+
+    class Unknown:
+        def answer(self, nodes: int | None) -> str:
+            return "e4"
+
+    async def scenario() -> str:
+        pool = Pool(1)
+        await pool.start()
+        try:
+            with pytest.raises(ThinkingFailed, match="Unknown is not work the thinking can send"):
+                await pool.think(Unknown(), Priority.MOVE, "unknown")
+            return await asyncio.wait_for(pool.think(job(), Priority.MOVE, "next"), 60)
+        finally:
+            await pool.close()
+
+    assert legal(run_apart(scenario()))
+
+
+# -- what crosses Redis: JSON, never a pickle (server/thinking/codec.py) --------------
+
+
+class Trap:
+    """Pickled, it would create ``marker`` when it is unpickled: what a payload that
+    someone else wrote to Redis could do, with a worse command."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[str, str]]:
+        return (open, (str(self.marker), "w"))
+
+
+def a_record() -> str:
+    return write_record(after("m4-m5", "g15-g13"))
+
+
+#: One of every kind of work, with every analysis of ``WORK``.
+WORKS: list[Job | AnalysisJob] = [
+    job(),
+    Job("classic-2", None, (1, 0), ("l4-l5", "e13-e12"), False, "hard", 2**31 - 1, 1.25),
+    Job("classic-2", position_to_json(after("l4-l5").position), None, (), True, "medium", 0, 3),
+    AnalysisJob("analyse", (position_to_dict(after("l4-l5").position),)),
+    AnalysisJob("start", (a_record(),)),
+    AnalysisJob("move", (a_record(), 2)),
+]
+
+
+def test_every_kind_of_work_crosses_redis_as_json_and_back() -> None:
+    assert {work.work for work in WORKS if isinstance(work, AnalysisJob)} == set(WORK)
+    for work in WORKS:
+        payload = serialize_job(THINK, (work,), {}, 1, 1700000000000, serializer=dumps)
+        kind = "move" if isinstance(work, Job) else "analysis"
+        assert json.loads(payload)["a"] == [as_json({"type": kind, **vars(work)})]
+        back = deserialize_job(payload, deserializer=loads)
+        assert back.function == THINK and back.args == (as_json_work(work),)
+        result = serialize_result(
+            THINK, (work,), {}, 1, 1, True, "l4-l5", 2, 3, "ref", MOVE_QUEUE, "id", serializer=dumps
+        )
+        info = deserialize_result(result, deserializer=loads)
+        assert info.success and info.result == "l4-l5" and info.args == (as_json_work(work),)
+
+
+def as_json_work(work: Job | AnalysisJob) -> Job | AnalysisJob:
+    """``work`` as it comes back: an analysis's arguments are JSON values."""
+    if isinstance(work, AnalysisJob):
+        return AnalysisJob(work.work, tuple(as_json(list(work.args))))  # type: ignore[arg-type]
+    return work
+
+
+def test_a_failure_crosses_as_its_type_and_message_an_abort_as_arq_reads_it() -> None:
+    try:
+        raise DeserializationError("unable to deserialize job") from Unreadable("it is bad")
+    except DeserializationError as error:
+        unread = error
+    for raised, expected in [
+        (unread, "DeserializationError: unable to deserialize job (it is bad)"),
+        (ThinkingFailed("the thinking process died"), "ThinkingFailed: the thinking process died"),
+        (asyncio.CancelledError(), None),  # arq's Job.abort() looks for it
+    ]:
+        result = serialize_result(
+            "<unknown>", (), {}, 1, 0, False, raised, 2, 3, "ref", MOVE_QUEUE, "i", serializer=dumps
+        )
+        info = deserialize_result(result, deserializer=loads)
+        assert not info.success
+        if expected is None:
+            assert isinstance(info.result, asyncio.CancelledError)
+        else:
+            assert isinstance(info.result, WorkerError) and str(info.result) == expected
+
+
+def payload(work: object, **envelope: object) -> bytes:
+    data = {"t": 1, "f": THINK, "a": [work], "k": {}, "et": 1700000000000} | envelope
+    return json.dumps(data).encode()
+
+
+MOVE = {"type": "move"} | as_json(vars(job()))  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        (b"", "not JSON"),
+        (b"[]", "a JSON object, not a list"),
+        (b'{"f": "think"}', "not an arq job or result"),
+        (payload(MOVE, k={"job": MOVE}), "no keyword arguments"),
+        (payload(MOVE, t=True), "'t' is a bool"),
+        (payload(MOVE, et="now"), "'et' is a str"),
+        (payload([]), "a work is a JSON object, not a list"),
+        (payload({"type": "Trap"}), "'Trap' is not a type of work"),
+        (payload(MOVE | {"seed": "7"}), "move.seed is a str, not int"),
+        (payload(MOVE | {"seed": True}), "move.seed is a bool, not int"),
+        (payload(MOVE | {"moves": ["l4-l5", 3]}), r"move.moves\[1\] is a int, not str"),
+        (payload(MOVE | {"budget": "soon"}), "move.budget is a str, not float"),
+        (payload(MOVE | {"__class__": "os.system"}), "'move' work has no field __class__"),
+        (payload({k: v for k, v in MOVE.items() if k != "level"}), "needs the field level"),
+        (
+            payload({"type": "analysis", "work": "system", "args": []}),
+            "'system' is not an analysis",
+        ),
+        (payload({"type": "analysis", "work": "move", "args": ["r"]}), "do not fit"),
+        (
+            payload({"type": "analysis", "work": "move", "args": ["r", "2"]}),
+            r"move\(number\) is a str",
+        ),
+        (payload({"type": "analysis", "work": "start", "args": "r"}), "analysis.args is a str"),
+    ],
+)
+def test_a_payload_that_is_not_work_sternhalma_sends_is_refused(text: bytes, why: str) -> None:
+    with pytest.raises(Unreadable, match=why):
+        loads(text)
+    with pytest.raises(DeserializationError):
+        deserialize_job(text, deserializer=loads)
+
+
+def test_a_pickle_is_refused_unread(tmp_path: Path) -> None:
+    marker = tmp_path / "marker"
+    trap = pickle.dumps({"t": 1, "f": THINK, "a": (Trap(marker),), "k": {}, "et": 1})
+    with pytest.raises(Unreadable, match="it is a pickle"):
+        loads(trap)
+    with pytest.raises(Unreadable, match="not JSON"):
+        loads(pickle.dumps(Trap(marker), protocol=0))
+    assert not marker.exists(), "the pickle ran"
+
+
 # -- the job queue and ``sternhalma worker`` as a process of its own ------------------
 
 
@@ -354,7 +504,9 @@ async def running_job(redis_url: str, prefix: str) -> tuple[str, str]:
 
 
 async def enqueue(redis_url: str, work: Job, queue: str, job_id: str) -> None:
-    pool = await create_pool(RedisSettings.from_dsn(redis_url))
+    pool = await create_pool(
+        RedisSettings.from_dsn(redis_url), job_serializer=dumps, job_deserializer=loads
+    )
     try:
         await pool.enqueue_job(THINK, work, _job_id=job_id, _queue_name=queue)
     finally:
@@ -363,9 +515,11 @@ async def enqueue(redis_url: str, work: Job, queue: str, job_id: str) -> None:
 
 async def status_then_abort(redis_url: str, queue: str, job_id: str) -> JobStatus:
     """A queued job's status; then it is aborted (and given up by its worker)."""
-    pool = await create_pool(RedisSettings.from_dsn(redis_url))
+    pool = await create_pool(
+        RedisSettings.from_dsn(redis_url), job_serializer=dumps, job_deserializer=loads
+    )
     try:
-        queued = QueuedJob(job_id, pool, _queue_name=queue)
+        queued = QueuedJob(job_id, pool, _queue_name=queue, _deserializer=loads)
         status = await queued.status()
         await queued.abort(timeout=30)
         return status
@@ -427,3 +581,69 @@ def test_a_computer_move_on_a_killed_worker_is_played_once_by_another(
     )
     log = (tmp_path / "server.log").read_text()
     assert f"job {job_id} lost its worker {name} (no heartbeat); sent again" in log
+
+
+def test_a_pickled_job_on_the_queue_runs_nothing_and_the_worker_takes_the_next(
+    redis: Redis, tmp_path: Path
+) -> None:
+    """Someone who can write to Redis queues a pickle (arq's default) that would create
+    a file: the worker answers it as failed, unread, and serves the next job."""
+    worker = Worker(redis.url, tmp_path / "worker.log")
+    worker.start()
+    marker = tmp_path / "marker"
+
+    async def scenario() -> tuple[object, str]:
+        pickled = await create_pool(RedisSettings.from_dsn(redis.url))  # pickles
+        try:
+            await pickled.enqueue_job(THINK, Trap(marker), _job_id="trap", _queue_name=MOVE_QUEUE)
+        finally:
+            await pickled.aclose()
+        queue = Queue(redis.url, timeout=30)
+        await queue.start()
+        try:
+            trap = queue.handle("trap", MOVE_QUEUE)
+            for _ in range(1200):
+                if await trap.status() == JobStatus.complete:
+                    break
+                await asyncio.sleep(0.05)
+            info = await trap.result_info()
+            assert info is not None and not info.success
+            answer = await asyncio.wait_for(queue.think(job(), Priority.MOVE, "next"), 60)
+            return info.result, answer
+        finally:
+            await queue.close()
+
+    try:
+        refused, answer = run_apart(scenario())
+    finally:
+        code = worker.stop()
+    assert not marker.exists(), "the pickle ran in the worker"
+    assert (
+        "it is a pickle (the job queue carries JSON only); refused unread"
+        in (tmp_path / "worker.log").read_text()
+    )
+    assert isinstance(refused, WorkerError) and "it is a pickle" in str(refused)
+    assert legal(answer)
+    assert code == 0, (tmp_path / "worker.log").read_text()[-2000:]
+
+
+def test_a_pickled_result_runs_nothing_in_the_server(redis: Redis, tmp_path: Path) -> None:
+    """A result in Redis is read as JSON too: a pickle there fails the job, unread."""
+    marker = tmp_path / "marker"
+
+    async def scenario() -> None:
+        client = aioredis.Redis.from_url(redis.url)
+        try:
+            await client.set(result_key_prefix + "planted:1", pickle.dumps(Trap(marker)))
+        finally:
+            await client.aclose()
+        queue = Queue(redis.url, timeout=30)
+        await queue.start()
+        try:
+            with pytest.raises(ThinkingFailed, match="answer cannot be read: it is a pickle"):
+                await asyncio.wait_for(queue.think(job(), Priority.MOVE, "planted"), 60)
+        finally:
+            await queue.close()
+
+    run_apart(scenario())
+    assert not marker.exists(), "the pickle ran in the server"

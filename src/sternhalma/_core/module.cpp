@@ -58,7 +58,7 @@ nb::int_ to_int(const Bits<W>& b) {
 
 // One ruleset's core, whatever the width of its bitboards.
 // Whether a Python signal handler raised an exception (the thinking process gives its job up
-// on SIGUSR1, server/thinking/jobs.py): the search runs without the GIL, so Python's handlers
+// on SIGUSR1, server/thinking/slot.py): the search runs without the GIL, so Python's handlers
 // run only when it asks, every 1,024 nodes. The exception stays set for nb::python_error.
 bool signal_raised() {
     nb::gil_scoped_acquire locked;

@@ -8,8 +8,9 @@ that finds every process busy takes one from an analysis or a hint, so a move
 never waits behind them. An aborted job is dropped before it starts or given
 up while it runs. A heartbeat key in Redis, renewed twice a second, and a key
 naming this worker beside each job it runs (``Heartbeat``) let the servers see
-at once that a killed worker's jobs need another. Jobs and results are pickled:
-Redis must be private to the servers and workers (docs/deploy.md).
+at once that a killed worker's jobs need another. Jobs and results are JSON
+(server/thinking/codec.py): a job that is not one sternhalma sends (a pickle, say)
+is answered as failed, unread, and the worker takes the next.
 """
 
 from __future__ import annotations
@@ -24,8 +25,11 @@ from arq.connections import RedisSettings
 from arq.worker import Worker, func
 from redis.exceptions import RedisError
 
-from sternhalma.server.thinking import POLL, QUEUES, THINK, Heartbeat, Pool, Priority
-from sternhalma.server.thinking.jobs import Work
+from sternhalma.server.thinking import Priority, Work
+from sternhalma.server.thinking.codec import dumps, loads
+from sternhalma.server.thinking.heartbeat import Heartbeat
+from sternhalma.server.thinking.pool import Pool
+from sternhalma.server.thinking.queue import POLL, QUEUES, THINK
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +63,8 @@ async def run_worker(redis_url: str, processes: int, *, nodes: int | None = None
                 queue_name=queue,
                 redis_settings=settings,
                 max_jobs=processes,
+                job_serializer=dumps,
+                job_deserializer=loads,
                 job_timeout=JOB_LIMIT,
                 keep_result=KEEP_RESULT,
                 poll_delay=POLL,

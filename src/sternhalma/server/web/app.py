@@ -37,7 +37,9 @@ from sternhalma.server.protocol import (
 from sternhalma.server.storage.identities import IdentityRules
 from sternhalma.server.storage.store import DatabaseUnavailable, Store, database_url
 from sternhalma.server.tables.service import Tables
-from sternhalma.server.thinking import Pool, Queue, Thinking
+from sternhalma.server.thinking import Thinking
+from sternhalma.server.thinking.pool import Pool
+from sternhalma.server.thinking.queue import Queue
 from sternhalma.server.web.connection import AddressLimits, Connection, Limits, PerAddress
 from sternhalma.server.web.guard import Guard
 from sternhalma.server.web.layout import catalogue
