@@ -38,7 +38,7 @@ from sternhalma.server.thinking import (
     Queue,
     ThinkingFailed,
 )
-from sternhalma.server.thinking.jobs import Job
+from sternhalma.server.thinking.jobs import Job, Slot
 from sternhalma.server.web.review import AnalysisJob, analyse_job, start_job
 
 pytestmark = pytest.mark.timeout(120)
@@ -427,3 +427,28 @@ def test_a_computer_move_on_a_killed_worker_is_played_once_by_another(
     )
     log = (tmp_path / "server.log").read_text()
     assert f"job {job_id} lost its worker {name} (no heartbeat); sent again" in log
+
+
+def test_a_give_up_that_comes_after_its_job_ended_leaves_the_process_alive() -> None:
+    """The parent gives a job up just as the process begins it (the process answers
+    "gave-up" at once), and a second give-up signal for that job arrives while the
+    process waits for the next job: the process must stay and answer the next one."""
+
+    async def scenario() -> tuple[str, bool, str]:
+        slot = Slot()
+        await slot.ready()
+        try:
+            slot.given_up.value = slot.number + 1  # the next job is given up before it begins
+            kind, _ = await slot.run(job())
+            slot.interrupt()  # a late signal for the job that has ended
+            await asyncio.sleep(0.5)
+            alive = slot.alive
+            done, answer = await asyncio.wait_for(slot.run(job()), 60)
+            return kind, alive, f"{done}:{answer}"
+        finally:
+            slot.kill()
+
+    kind, alive, answer = run_apart(scenario())
+    assert kind == "gave-up"
+    assert alive, "the thinking process died of a give-up that came after its job"
+    assert answer.startswith("done:") and legal(answer.removeprefix("done:"))
