@@ -18,8 +18,8 @@ from sternhalma.game import Game
 from sternhalma.records import write_record
 from sternhalma.server.thinking import Pool, Priority
 from sternhalma.server.thinking.jobs import Job
-from sternhalma.server.web.app import Settings, create_app
 from sternhalma.server.web.admission import AddressLimits, Admission, Busy, Capacity, Shared
+from sternhalma.server.web.app import Settings, create_app
 from sternhalma.server.web.review import Analyses, AnalysisJob, start_job
 
 MOVES = ["m4-m5", "g15-g13", "m5-m4"]

@@ -84,8 +84,6 @@ class AddressLimits:
     #: Sits and stand-ups in any ``seat_window`` seconds.
     seat_changes: int = 30
     seat_window: float = 60.0
-    #: Requests that may make a new identity (a nickname without one), per hour.
-    identities: int = 30
     #: Position analyses, legal-move and puzzle-move requests per minute.
     analyses: int = 240
     #: Reviews started and records read into positions per minute (a review is a
@@ -115,7 +113,12 @@ class Capacity:
 SURFACES: dict[str, tuple[str, str | float, str, str]] = {
     "table": ("tables", "window", "too-many", "too many new tables from your address"),
     "seat": ("seat_changes", "seat_window", "too-many-sits", "you sat down and stood up too often"),
-    "identity": ("identities", 3600.0, "too-many-identities", "too many new players"),
+    "identity": (
+        "identities",
+        3600.0,
+        "too-many-identities",
+        "too many new players from your address this hour",
+    ),
     "analysis": ("analyses", 60.0, "too-many-requests", "too many analyses from your address"),
     "review": ("reviews", 60.0, "too-many-requests", "too many reviews from your address"),
     "hint": ("hints", 60.0, "hint-limit", "too many hints from your address"),
@@ -190,7 +193,12 @@ class Admission:
         *,
         redis_url: str | None = None,
         thinking_processes: int = 1,
+        identities: int = 5,
     ) -> None:
+        #: Requests that may make a new identity (a nickname without one) per address
+        #: and hour, refused here before a flood of them reaches the database (the
+        #: store's own rule on identities made is checked at its write).
+        self.identities = identities
         self.limits = limits
         self.capacity = capacity
         self.redis_url = redis_url
@@ -204,7 +212,7 @@ class Admission:
         self.limiter = MovingWindowRateLimiter(storage)
         self.items = {
             surface: RateLimitItemPerSecond(
-                max(1, int(getattr(limits, count))),
+                max(1, int(self._count(count))),
                 max(1, math.ceil(window if isinstance(window, float) else getattr(limits, window))),
                 namespace=f"sternhalma-{surface}",
             )
@@ -259,13 +267,14 @@ class Admission:
                 log.warning("the limits on Redis cannot be reached (%s); admitting", error)
                 self._warned = True
 
+    def _count(self, name: str) -> int:
+        return self.identities if name == "identities" else int(getattr(self.limits, name))
+
     def _refuse(self, surface: str) -> None:
         count, window, code, what = SURFACES[surface]
         seconds = window if isinstance(window, float) else getattr(self.limits, window)
         span = f"{seconds / 60:g} minutes" if seconds >= 120 else f"{seconds:g} seconds"
-        raise TableError(
-            code, f"{what}; at most {getattr(self.limits, count)} in {span}, wait a little"
-        )
+        raise TableError(code, f"{what}; at most {self._count(count)} in {span}, wait a little")
 
     # -- work ----------------------------------------------------------------------------
     async def work(self, function: Callable[..., T], *args: Any) -> T:

@@ -58,8 +58,10 @@ def default_database_url() -> str:
 @dataclass(frozen=True)
 class Settings:
     database_url: str = field(default_factory=default_database_url)
-    #: Processes for the computer's thinking in this process (without Redis).
-    workers: int = field(default_factory=lambda: max(1, min(4, (os.cpu_count() or 2) - 1)))
+    #: Processes for the computer's thinking in this process (without Redis): at least
+    #: two, so that analyses and hints (which hold at most all but one) leave the
+    #: computer's moves one of their own (server/web/admission.py).
+    workers: int = field(default_factory=lambda: max(2, min(4, (os.cpu_count() or 2) - 1)))
     #: Seconds a computer move, hint or analysis may think before it is tried again elsewhere.
     think_timeout: float = 10.0
     #: Fix Hard's search at this many nodes a move, as ``sternhalma worker --nodes``
@@ -116,6 +118,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             settings.capacity,
             redis_url=settings.redis_url,
             thinking_processes=settings.workers,
+            # A request with a taken nickname makes no identity: room for a few of those.
+            identities=4 * settings.identities.per_hour,
         )
         thinking: Thinking = Shared(
             Queue(settings.redis_url, timeout=settings.think_timeout)
