@@ -1,9 +1,10 @@
-"""One browser's websocket on one table: checked input, a rate limit, ordered output.
+"""One browser's websocket on one table: checked input, admitted requests, ordered output.
 
 Every message is checked before it reaches the table (size, JSON, shape:
 server/protocol.py); a bad one gets an error reply and the connection and
 the game go on. A connection that sends faster than a person plays is slowed
-down (each message over the limit waits) and, if it keeps on, closed.
+down (each message over the limit waits) and, if it keeps on, closed; hints, sits
+and rematches also pass the admission layer's rates (server/web/admission.py).
 
 A hint is worked out while the connection goes on reading: a connection asks for
 a few a minute and one at a time, and when it closes its hint is cancelled (the
