@@ -170,6 +170,12 @@ def crossing_moves(white: object) -> dict[str, Any]:
     }
 
 
+#: Refusals after which a page is not read for a while (0.5 s, doubling, at most
+#: MAX_BACK_OFF seconds), and what is kept in between.
+BACK_OFF = frozenset({"too-many-requests", "busy", "flood"})
+MAX_BACK_OFF = 8.0
+
+
 class Analyses:
     """The server's analyses, admitted by the one admission layer (server/web/admission.py)."""
 
@@ -201,6 +207,7 @@ class Analyses:
         lock = asyncio.Lock()  # one message out at a time
         own = ConnectionLimits(self.limits, asyncio.get_running_loop().time)
         admission = self.admission
+        refusals = 0  # requests refused in a row for a rate or a full share
 
         async def send(data: dict[str, Any]) -> None:
             async with lock:
@@ -267,8 +274,15 @@ class Analyses:
                             review.cancel()
                     else:
                         raise ProtocolError(f"unknown message type {str(kind)[:20]!r}")
+                    refusals = 0
                 except SternhalmaError as error:
                     await send({"type": "error", **error_message(error)})
+                    if isinstance(error, TableError) and error.code in BACK_OFF:
+                        # Asking again at once will be refused again: this page is not
+                        # read for a while, longer each time (its sender waits, and a
+                        # flood of such pages costs the server next to nothing).
+                        refusals += 1
+                        await asyncio.sleep(min(MAX_BACK_OFF, 0.25 * 2**refusals))
         except WebSocketDisconnect:
             pass
         finally:
