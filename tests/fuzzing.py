@@ -38,8 +38,8 @@ from sternhalma.records import write_record
 from sternhalma.rules import VARIANTS
 from sternhalma.server.storage.identities import IdentityRules
 from sternhalma.server.storage.store import database_url
+from sternhalma.server.web.admission import AddressLimits, Limits
 from sternhalma.server.web.app import Settings, create_app
-from sternhalma.server.web.connection import AddressLimits, Limits
 
 #: Valid JSON that this program must refuse or survive, in four kinds: huge and long
 #: numbers, deep nesting, lone surrogates, and other strange strings.

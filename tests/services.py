@@ -230,7 +230,9 @@ class Server(Program):
         log: Path,
         port: int | None = None,
         think_timeout: float | None = None,
+        workers: int = 1,
     ) -> None:
+        self.workers = workers
         self.database_url = database_url
         self.redis_url = redis_url
         self.think_timeout = think_timeout
@@ -259,7 +261,7 @@ class Server(Program):
         command = [sys.executable, "-c", "from sternhalma.cli import main; main()", "serve"]
         log = self.log_path.open("a")
         self.process = subprocess.Popen(
-            [*command, "--port", str(self.port), "--workers", "1"],
+            [*command, "--port", str(self.port), "--workers", str(self.workers)],
             stdout=log,
             stderr=subprocess.STDOUT,
             env=env,

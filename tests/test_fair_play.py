@@ -19,7 +19,7 @@ from test_server import Socket, event_of, receive_until
 
 from sternhalma.rating import ESTABLISHED_GAMES
 from sternhalma.server.storage.identities import DAY, IdentityRules
-from sternhalma.server.web.connection import AddressLimits, Limits
+from sternhalma.server.web.admission import AddressLimits, Limits
 
 #: One address, many people: no limit on new identities, and their games are rated.
 OPEN = IdentityRules(per_hour=1000, same_address=0)

@@ -27,8 +27,8 @@ from sternhalma.rating import Rating, rate_game
 from sternhalma.records import read_record
 from sternhalma.server.storage.identities import IdentityRules
 from sternhalma.server.storage.store import Base, DatabaseSchemaError, database_url
+from sternhalma.server.web.admission import AddressLimits, Limits
 from sternhalma.server.web.app import Settings, create_app
-from sternhalma.server.web.connection import AddressLimits, Limits
 
 ONLINE = {"kind": "online"}
 

@@ -23,8 +23,8 @@ from test_store import moved, new_table
 
 from sternhalma.game import Game
 from sternhalma.server.storage.store import DatabaseUnavailable, Store, database_url
+from sternhalma.server.web.admission import Limits
 from sternhalma.server.web.app import Settings, create_app
-from sternhalma.server.web.connection import Limits
 
 
 def serve(*args: str) -> subprocess.CompletedProcess[str]:

@@ -208,7 +208,8 @@ def test_a_person_moves_and_the_computer_answers(client: TestClient) -> None:
 
 def test_the_computer_answers_after_its_worker_process_died(client: TestClient) -> None:
     """A thinking process killed (say, out of memory) is replaced; the computer moves."""
-    thinking = client.app.state.tables.computer.thinking  # type: ignore[attr-defined]
+    # The pool behind the admission layer's Shared (server/web/admission.py).
+    thinking = client.app.state.tables.computer.thinking.thinking  # type: ignore[attr-defined]
     for slot in list(thinking.free):
         os.kill(slot.process.pid, signal.SIGKILL)
         slot.process.join(10)

@@ -20,8 +20,9 @@ from sternhalma.server.thinking import Priority
 from sternhalma.server.thinking.analysis import AnalysisJob, start_job
 from sternhalma.server.thinking.jobs import Job
 from sternhalma.server.thinking.pool import Pool
+from sternhalma.server.web.admission import AddressLimits, Admission, Busy, Capacity, Shared
 from sternhalma.server.web.app import Settings, create_app
-from sternhalma.server.web.review import Analyses, Busy, Limits
+from sternhalma.server.web.review import Analyses
 
 MOVES = ["m4-m5", "g15-g13", "m5-m4"]
 
@@ -119,13 +120,22 @@ class Held:
     async def think(self, job: AnalysisJob, priority: Priority, key: str) -> str:
         self.jobs.append((job, priority))
         await self.release.wait()
-        return json.dumps(job.args)
+        return json.dumps(getattr(job, "args", None))
 
 
-def test_reviews_have_their_own_limits() -> None:
+def admitting(thinking: Any, places: int = 1, queued: int = 1) -> Analyses:
+    """Analyses admitted by a layer of ``places`` places of ``thinking``."""
+    admission = Admission(AddressLimits(), Capacity(places=places, queued=queued))
+    return Analyses(Shared(thinking, admission.places), admission)
+
+
+def test_analyses_and_hints_hold_at_most_the_layers_places_and_moves_never_wait() -> None:
+    hint = Job("classic-2", None, None, (), True, "hard", 7, None)
+
     async def scenario() -> None:
         thinking = Held()
-        analyses = Analyses(thinking, Limits(reviews=1, waiting=1))  # type: ignore[arg-type]
+        analyses = admitting(thinking)
+        shared = analyses.thinking
         running = asyncio.create_task(analyses.think("move", "abc", 1))
         waiting = asyncio.create_task(analyses.think("move", "abc", 2))
         await asyncio.sleep(0)
@@ -133,10 +143,17 @@ def test_reviews_have_their_own_limits() -> None:
         assert len(thinking.jobs) == 1  # one place: the second waits
         with pytest.raises(Busy):
             await analyses.think("move", "abc", 3)
+        with pytest.raises(Busy):  # a hint needs a place of the same share
+            await shared.think(hint, Priority.HINT, "h")
+        move = asyncio.create_task(shared.think(hint, Priority.MOVE, "m"))  # type: ignore[arg-type]
+        await asyncio.sleep(0)
+        assert thinking.jobs[-1] == (hint, Priority.MOVE), "a computer move needs no place"
         thinking.release.set()
         assert await running == ["abc", 1] and await waiting == ["abc", 2]
+        await move
         assert thinking.jobs == [
             (AnalysisJob("move", ("abc", 1)), Priority.ANALYSIS),
+            (hint, Priority.MOVE),
             (AnalysisJob("move", ("abc", 2)), Priority.ANALYSIS),
         ]
 
@@ -158,7 +175,7 @@ def test_a_cancelled_analysis_leaves_the_line_and_gives_its_place_back() -> None
     async def scenario() -> Any:
         pool = Pool(1)
         await pool.start()
-        analyses = Analyses(pool, Limits(reviews=1, waiting=1))
+        analyses = admitting(pool)
         try:
             hint = asyncio.create_task(pool.think(long_hint, Priority.HINT, "h"))
             await until(lambda: pool.busy == 1)

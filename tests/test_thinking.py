@@ -43,6 +43,7 @@ from sternhalma.server.thinking.heartbeat import RUNNING_KEY
 from sternhalma.server.thinking.jobs import Job
 from sternhalma.server.thinking.pool import Pool
 from sternhalma.server.thinking.queue import HINT_QUEUE, MOVE_QUEUE, THINK, Queue
+from sternhalma.server.thinking.slot import Slot
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -647,3 +648,28 @@ def test_a_pickled_result_runs_nothing_in_the_server(redis: Redis, tmp_path: Pat
 
     run_apart(scenario())
     assert not marker.exists(), "the pickle ran in the server"
+
+
+def test_a_give_up_that_comes_after_its_job_ended_leaves_the_process_alive() -> None:
+    """The parent gives a job up just as the process begins it (the process answers
+    "gave-up" at once), and a second give-up signal for that job arrives while the
+    process waits for the next job: the process must stay and answer the next one."""
+
+    async def scenario() -> tuple[str, bool, str]:
+        slot = Slot()
+        await slot.ready()
+        try:
+            slot.given_up.value = slot.number + 1  # the next job is given up before it begins
+            kind, _ = await slot.run(job())
+            slot.interrupt()  # a late signal for the job that has ended
+            await asyncio.sleep(0.5)
+            alive = slot.alive
+            done, answer = await asyncio.wait_for(slot.run(job()), 60)
+            return kind, alive, f"{done}:{answer}"
+        finally:
+            slot.kill()
+
+    kind, alive, answer = run_apart(scenario())
+    assert kind == "gave-up"
+    assert alive, "the thinking process died of a give-up that came after its job"
+    assert answer.startswith("done:") and legal(answer.removeprefix("done:"))

@@ -165,8 +165,8 @@ def serve(
 
     from sternhalma.server.storage.identities import HOUR, IdentityRules
     from sternhalma.server.storage.store import database_url as parse_url
+    from sternhalma.server.web.admission import AddressLimits
     from sternhalma.server.web.app import Settings, create_app
-    from sternhalma.server.web.connection import AddressLimits
 
     options: dict[str, object] = {}
     try:

@@ -76,20 +76,27 @@ def slot_main(conn: Connection, parent: int, nodes: int | None, given_up: Any) -
             number, work = read_json(conn.recv_bytes())
         except (EOFError, OSError):
             return
-        reply: tuple[str, str | None]
+        _send(conn, _answer(number, work, nodes))
+
+
+def _answer(number: int, work: object, nodes: int | None) -> tuple[str, str | None]:
+    """One job's answer. A give-up interrupts only this job: ``_current`` is 0 again
+    when this returns (the handler clears it before it raises, and ``finally`` on
+    every other way out), so a late signal finds no job and is ignored."""
+    reply: tuple[str, str | None] | None = None
+    try:
         try:
             _current[0] = number
-            if given_up.value >= number:
+            if _given_up.value >= number:
                 raise GiveUp
-            text = read_work(work).answer(nodes)
-            _current[0] = 0
-            reply = ("done", text)
-        except GiveUp:
-            reply = ("gave-up", None)
+            reply = ("done", read_work(work).answer(nodes))
         except Exception as error:
-            _current[0] = 0
             reply = ("error", f"{type(error).__name__}: {error}")
-        _send(conn, reply)
+        finally:
+            _current[0] = 0
+    except GiveUp:
+        pass  # (the handler raises at most once per job: it clears _current first)
+    return reply or ("gave-up", None)
 
 
 def _send(conn: Connection, reply: tuple[str, str | None]) -> None:

@@ -40,7 +40,8 @@ from sternhalma.server.tables.service import Tables
 from sternhalma.server.thinking import Thinking
 from sternhalma.server.thinking.pool import Pool
 from sternhalma.server.thinking.queue import Queue
-from sternhalma.server.web.connection import AddressLimits, Connection, Limits, PerAddress
+from sternhalma.server.web.admission import AddressLimits, Admission, Capacity, Limits, Shared
+from sternhalma.server.web.connection import Connection
 from sternhalma.server.web.guard import Guard
 from sternhalma.server.web.layout import catalogue
 from sternhalma.server.web.review import Analyses, crossing_moves, legal_moves, record_plies
@@ -59,8 +60,10 @@ def default_database_url() -> str:
 @dataclass(frozen=True)
 class Settings:
     database_url: str = field(default_factory=default_database_url)
-    #: Processes for the computer's thinking in this process (without Redis).
-    workers: int = field(default_factory=lambda: max(1, min(4, (os.cpu_count() or 2) - 1)))
+    #: Processes for the computer's thinking in this process (without Redis): at least
+    #: two, so that analyses and hints (which hold at most all but one) leave the
+    #: computer's moves one of their own (server/web/admission.py).
+    workers: int = field(default_factory=lambda: max(2, min(4, (os.cpu_count() or 2) - 1)))
     #: Seconds a computer move, hint or analysis may think before it is tried again elsewhere.
     think_timeout: float = 10.0
     #: Fix Hard's search at this many nodes a move, as ``sternhalma worker --nodes``
@@ -79,8 +82,11 @@ class Settings:
     debug: bool = False
     #: How fast one websocket may send.
     limits: Limits = field(default_factory=Limits)
-    #: Connections and new tables one client address may have.
+    #: Connections, new tables, sits, analyses, reviews, hints of one client address
+    #: (and identity): server/web/admission.py.
     per_address: AddressLimits = field(default_factory=AddressLimits)
+    #: Threads for requests' work, places of the thinking for analyses and hints.
+    capacity: Capacity = field(default_factory=Capacity)
     #: The clocks' time source in ms (tests set the time instead of sleeping).
     now: TimeSource = monotonic_ms
     #: Seconds between two saves of a running clock.
@@ -101,7 +107,6 @@ class Settings:
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     store = Store(settings.database_url, settings.identities)
-    per_address = PerAddress(settings.per_address)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -110,13 +115,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if settings.redis_url is not None:
             bus = RedisBus(settings.redis_url)
             await bus.start()
-        thinking: Thinking = (
+        admission = app.state.admission = Admission(
+            settings.per_address,
+            settings.capacity,
+            redis_url=settings.redis_url,
+            thinking_processes=settings.workers,
+            # A request with a taken nickname makes no identity: room for a few of those.
+            identities=4 * settings.identities.per_hour,
+        )
+        thinking: Thinking = Shared(
             Queue(settings.redis_url, timeout=settings.think_timeout)
             if settings.redis_url is not None
-            else Pool(settings.workers, timeout=settings.think_timeout, nodes=settings.think_nodes)
+            else Pool(settings.workers, timeout=settings.think_timeout, nodes=settings.think_nodes),
+            admission.places,
         )
         await thinking.start()
-        app.state.analyses = Analyses(thinking)
+        app.state.analyses = Analyses(thinking, admission, settings.limits)
         app.state.tables = Tables(
             store,
             thinking,
@@ -138,6 +152,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if isinstance(bus, RedisBus):
                 await bus.close()
             await thinking.close()
+            await admission.close()
             await store.close()
 
     app = FastAPI(
@@ -160,7 +175,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             status = 413
         elif isinstance(error, DatabaseUnavailable):
             status = 503
-        elif isinstance(error, TableError) and error.code in ("too-many", "too-many-identities"):
+        elif isinstance(error, TableError) and error.code in TOO_MANY:
             status = 429
         return JSONResponse(error_message(error), status_code=status)
 
@@ -185,12 +200,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise ProtocolError('"identity" must be the secret your browser keeps')
         if not isinstance(body.get("rated", False), bool):
             raise ProtocolError('"rated" must be true or false')
-        if not per_address.may_create(address_of(request)):
-            raise TableError(
-                "too-many",
-                f"too many new tables from your address; at most {settings.per_address.tables} "
-                f"in {settings.per_address.window / 60:g} minutes",
-            )
+        admission: Admission = request.app.state.admission
+        await admission.admit("table", address_of(request), identity)
+        if nickname is not None and identity is None:
+            await admission.admit("identity", address_of(request))
         tables: Tables = request.app.state.tables
         live, token, player = await tables.commands.create(
             body["variant"],
@@ -240,7 +253,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.websocket("/ws/tables/{table_id}")
     async def table_socket(websocket: WebSocket, table_id: str) -> None:
         address = address_of(websocket)
-        if not per_address.connect(address):
+        admission: Admission = websocket.app.state.admission
+        if not admission.connect(address):
             await websocket.close(code=1008, reason="too many connections from your address")
             return
         try:
@@ -250,11 +264,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 websocket.app.state.tables,
                 table_id,
                 settings.limits,
+                admission=admission,
                 address=address,
-                per_address=per_address,
             ).run()
         finally:
-            per_address.disconnect(address)
+            admission.disconnect(address)
 
     @app.post("/api/analysis/record")
     async def analysis_record(request: Request) -> dict[str, Any]:
@@ -262,31 +276,38 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         body = await json_object(request, 'send {"record": "<the record text>"}')
         if not isinstance(body.get("record"), str):
             raise ProtocolError('send {"record": "<the record text>"}')
-        return record_plies(body["record"])
+        admission: Admission = request.app.state.admission
+        await admission.admit("review", address_of(request))
+        return await admission.work(record_plies, body["record"])
 
     @app.post("/api/analysis/moves")
     async def analysis_moves(request: Request) -> dict[str, Any]:
         """The legal moves of a position, each with the position it leads to."""
         body = await json_object(request, 'send {"position": <position JSON>}')
-        return legal_moves(body.get("position"))
+        admission: Admission = request.app.state.admission
+        await admission.admit("analysis", address_of(request))
+        return await admission.work(legal_moves, body.get("position"))
 
     @app.post("/api/puzzles/crossing/moves")
     async def puzzle_moves(request: Request) -> dict[str, Any]:
         """The crossing puzzle's moves from white's marbles."""
         body = await json_object(request, 'send {"white": [<hole names>]}')
-        return crossing_moves(body.get("white"))
+        admission: Admission = request.app.state.admission
+        await admission.admit("analysis", address_of(request))
+        return await admission.work(crossing_moves, body.get("white"))
 
     @app.websocket("/ws/analysis")
     async def analysis_socket(websocket: WebSocket) -> None:
         address = address_of(websocket)
-        if not per_address.connect(address):
+        admission: Admission = websocket.app.state.admission
+        if not admission.connect(address):
             await websocket.close(code=1008, reason="too many connections from your address")
             return
         try:
             await websocket.accept()
-            await websocket.app.state.analyses.serve(websocket)
+            await websocket.app.state.analyses.serve(websocket, address)
         finally:
-            per_address.disconnect(address)
+            admission.disconnect(address)
 
     web = settings.web_root
 
@@ -307,6 +328,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_api_route("/puzzle/crossing", index, include_in_schema=False)
     app.mount("/static", StaticFiles(directory=web), name="static")
     return app
+
+
+#: Refusals that mean "later, not so many" (HTTP 429).
+TOO_MANY = frozenset(
+    {"too-many", "too-many-identities", "too-many-requests", "too-many-sits", "busy", "hint-limit"}
+)
 
 
 def address_of(connection: Request | WebSocket) -> str:

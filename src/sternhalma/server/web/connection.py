@@ -1,9 +1,10 @@
-"""One browser's websocket on one table: checked input, a rate limit, ordered output.
+"""One browser's websocket on one table: checked input, admitted requests, ordered output.
 
 Every message is checked before it reaches the table (size, JSON, shape:
 server/protocol.py); a bad one gets an error reply and the connection and
 the game go on. A connection that sends faster than a person plays is slowed
-down (each message over the limit waits) and, if it keeps on, closed.
+down (each message over the limit waits) and, if it keeps on, closed; hints, sits
+and rematches also pass the admission layer's rates (server/web/admission.py).
 
 A hint is worked out while the connection goes on reading: a connection asks for
 a few a minute and one at a time, and when it closes its hint is cancelled (the
@@ -14,10 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
-from collections import Counter, deque
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from fastapi import WebSocket, WebSocketDisconnect
@@ -43,120 +40,16 @@ from sternhalma.server.protocol import (
 )
 from sternhalma.server.tables.live import LiveTable
 from sternhalma.server.tables.service import Tables
+from sternhalma.server.web.admission import CLOSE_FLOOD, Admission, ConnectionLimits, Limits
 
-#: Close codes (4000-4999 are the application's own).
-CLOSE_FLOOD = 1008
+#: Close codes (4000-4999 are the application's own; CLOSE_FLOOD: admission.py).
 CLOSE_NO_TABLE = 4404
 CLOSE_TRY_LATER = 1013
 #: Refusals that change nothing and need no new look at the board: sent without the
 #: table's state, which a flood of them would otherwise cost the server to build.
-WITHOUT_STATE = frozenset({"hint-busy", "hint-limit"})
-
-
-@dataclass(frozen=True)
-class Limits:
-    """How fast one connection may send: a bucket of ``burst`` messages refilled at
-    ``rate`` per second; over it each message waits ``pause`` seconds, and after
-    ``strikes`` such messages the connection is closed. Sitting down and standing up
-    (each writes to the database) are limited on their own: ``seat_changes`` in any
-    ``seat_window`` seconds."""
-
-    rate: float = 10.0
-    burst: float = 40.0
-    pause: float = 0.25
-    strikes: int = 40
-    #: Hints one connection may ask for in any ``hint_window`` seconds.
-    hints: int = 3
-    hint_window: float = 60.0
-    seat_changes: int = 6
-    seat_window: float = 60.0
-
-
-@dataclass(frozen=True)
-class AddressLimits:
-    """What one client address may hold at once and start: open table connections, new
-    tables in any ``window`` seconds, and sits and stand-ups in any ``seat_window``
-    seconds. Behind a reverse proxy the address is the one it forwards (uvicorn trusts
-    the proxy headers of 127.0.0.1)."""
-
-    connections: int = 100
-    tables: int = 120
-    window: float = 600.0
-    seat_changes: int = 30
-    seat_window: float = 60.0
-
-
-class Window:
-    """At most ``count`` events per key in any ``seconds`` (a sliding window)."""
-
-    def __init__(self, count: int, seconds: float, clock: Callable[[], float]) -> None:
-        self.count = count
-        self.seconds = seconds
-        self.clock = clock
-        self.times: dict[str, deque[float]] = {}
-
-    def take(self, key: str) -> bool:
-        """Count one more event of ``key``, if it is within the limit."""
-        now = self.clock()
-        since = now - self.seconds
-        if len(self.times) > 10_000:  # forget keys that have been quiet
-            self.times = {k: q for k, q in self.times.items() if q and q[-1] > since}
-        times = self.times.setdefault(key, deque())
-        while times and times[0] <= since:
-            times.popleft()
-        if len(times) >= self.count:
-            return False
-        times.append(now)
-        return True
-
-
-class PerAddress:
-    """Counts connections, new tables and seat changes by client address (one process)."""
-
-    def __init__(self, limits: AddressLimits, clock: Callable[[], float] = time.monotonic) -> None:
-        self.limits = limits
-        self.open: Counter[str] = Counter()
-        self.created = Window(limits.tables, limits.window, clock)
-        self.seat_changes = Window(limits.seat_changes, limits.seat_window, clock)
-
-    def connect(self, address: str) -> bool:
-        """Count one more connection from ``address``, if it is within the limit."""
-        if self.open[address] >= self.limits.connections:
-            return False
-        self.open[address] += 1
-        return True
-
-    def disconnect(self, address: str) -> None:
-        self.open[address] -= 1
-        if self.open[address] <= 0:
-            del self.open[address]
-
-    def may_create(self, address: str) -> bool:
-        """Count one more new table from ``address``, if it is within the limit."""
-        return self.created.take(address)
-
-
-class RateLimit:
-    """A token bucket of ``burst`` tokens refilled at ``rate`` a second, on the loop's clock."""
-
-    def __init__(self, rate: float, burst: float, clock: Callable[[], float]) -> None:
-        self.rate = rate
-        self.burst = burst
-        self.clock = clock
-        self.tokens = burst
-        self.at = clock()
-        self.strikes = 0
-
-    def take(self) -> bool:
-        """Whether one more is within the limit now."""
-        now = self.clock()
-        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
-        self.at = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        self.strikes += 1
-        return False
+WITHOUT_STATE = frozenset({"hint-busy", "hint-limit", "busy"})
+#: The answer to a message over the connection's rate.
+FLOOD = {"type": "error", "code": "flood", "message": "too many messages; slow down"}
 
 
 class Connection:
@@ -169,8 +62,8 @@ class Connection:
         table_id: str,
         limits: Limits,
         *,
+        admission: Admission,
         address: str = "unknown",
-        per_address: PerAddress | None = None,
     ) -> None:
         self.websocket = websocket
         self.tables = tables
@@ -178,14 +71,11 @@ class Connection:
         self.token: str | None = None
         self.outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.limits = limits
-        clock = asyncio.get_running_loop().time
-        self.limit = RateLimit(limits.rate, limits.burst, clock)
-        self.hints = RateLimit(limits.hints / limits.hint_window, limits.hints, clock)
+        self.own = ConnectionLimits(limits, asyncio.get_running_loop().time)
         #: The hint being worked out for this connection, if any.
         self.hinting: asyncio.Task[None] | None = None
         self.address = address
-        self.per_address = per_address or PerAddress(AddressLimits())
-        self.seat_changes = Window(limits.seat_changes, limits.seat_window, clock)
+        self.admission = admission
 
     async def run(self) -> None:
         try:
@@ -204,19 +94,13 @@ class Connection:
                 message = await self.websocket.receive()
                 if message["type"] == "websocket.disconnect":
                     break
-                if not self.limit.take():
-                    if self.limit.strikes > self.limits.strikes:
-                        await self._flush()
-                        await self.websocket.close(code=CLOSE_FLOOD, reason="too many messages")
-                        break
-                    self.outbox.put_nowait(
-                        {
-                            "type": "error",
-                            "code": "flood",
-                            "message": "too many messages; slow down",
-                        }
-                    )
-                    await asyncio.sleep(self.limits.pause)
+                admitted = await self.own.flooding()
+                if admitted is None:
+                    await self._flush()
+                    await self.websocket.close(code=CLOSE_FLOOD, reason="too many messages")
+                    break
+                if not admitted:
+                    self.outbox.put_nowait(FLOOD)
                     continue
                 await self._handle(message.get("text", message.get("bytes")))
         except WebSocketDisconnect:
@@ -256,17 +140,18 @@ class Connection:
                 reply["state"] = (await self.tables.copies.get(self.table_id)).state()
         self.outbox.put_nowait(reply)
 
-    def _ask_hint(self, live: LiveTable) -> None:
-        """Start working out a hint, unless one is on its way or the connection has asked
-        for its share this minute."""
+    async def _ask_hint(self, live: LiveTable) -> None:
+        """Start working out a hint, unless one is on its way or the connection (or its
+        address, or its player) has asked for its share this minute."""
         if self.hinting is not None and not self.hinting.done():
             raise TableError("hint-busy", "your hint is on its way")
-        if not self.hints.take():
+        if not self.own.hints.take():
             raise TableError(
                 "hint-limit",
                 f"at most {self.limits.hints} hints in {self.limits.hint_window:g} seconds; "
                 "wait a little",
             )
+        await self.admission.admit("hint", self.address, self.token)
 
         async def hint() -> None:
             try:
@@ -301,17 +186,20 @@ class Connection:
             elif command.kind == "resign":
                 await tables.commands.resign(live, self.token, command.seat)
             else:
-                self._ask_hint(live)
+                await self._ask_hint(live)
         elif isinstance(command, Abort):
             await tables.commands.abort(live, self.token)
         elif isinstance(command, Rematch):
+            await self.admission.admit("table", self.address, self.token)
             await tables.commands.rematch(live, self.token)
         elif isinstance(command, Look):
             self.outbox.put_nowait(
                 {"type": "look", "ply": command.ply, "position": table.position_after(command.ply)}
             )
         elif isinstance(command, Sit):
-            self._count_seat_change()
+            await self._count_seat_change(command.identity)
+            if command.identity is None:
+                await self.admission.admit("identity", self.address)
             reply = await tables.commands.sit(
                 live,
                 self.token,
@@ -324,7 +212,7 @@ class Connection:
             self.outbox.put_nowait(reply)
             await tables.presence.join(live, id(self), table.seats_of(self.token))
         elif isinstance(command, Leave):
-            self._count_seat_change()
+            await self._count_seat_change(None)
             await tables.commands.leave(live, self.token)
             await tables.presence.join(live, id(self), [])
         elif isinstance(command, Ping):
@@ -332,13 +220,14 @@ class Connection:
         else:  # pragma: no cover - parse_command returns only the commands above
             raise ProtocolError("unknown command")
 
-    def _count_seat_change(self) -> None:
-        """Refuse a sit or leave over this connection's or this address's limit."""
-        if not self.seat_changes.take("") or not self.per_address.seat_changes.take(self.address):
+    async def _count_seat_change(self, identity: str | None) -> None:
+        """Refuse a sit or leave over this connection's, address's or identity's limit."""
+        if not self.own.seat_changes.take():
             raise TableError(
                 "too-many-sits",
                 "you sat down and stood up too often; wait a minute and try again",
             )
+        await self.admission.admit("seat", self.address, identity)
 
     async def _welcome(self, live: LiveTable, since: int | None) -> None:
         """The answer to hello: the seats this token holds, the events missed since

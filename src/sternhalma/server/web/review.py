@@ -4,10 +4,11 @@ Fast answers (a record read into its positions, the legal moves of a
 position) are computed at once. The computer's work (moves to go, best move,
 one move of a review) is an ``AnalysisJob`` for the computer's thinking
 (server/thinking/: the server's pool, or ``sternhalma worker`` on Redis),
-below computer moves and hints, through ``Analyses.think`` with its own
-limits: one review at a time per connection, at most ``Limits.reviews``
-running at once and ``Limits.waiting`` waiting; beyond that the request is
-refused, so a crowd of reviews never crowds out the computer players.
+below computer moves and hints, admitted by the one admission layer
+(server/web/admission.py): one review at a time per connection, a rate per
+connection and per address, and together with hints at most the layer's places
+of the thinking; beyond that the request is refused, so a crowd of reviews never
+crowds out the computer players.
 
 A review streams: the browser opens ``/ws/analysis``, sends the record, and
 gets each move's verdict as soon as it is judged (that is the progress).
@@ -19,7 +20,6 @@ import asyncio
 import contextlib
 import json
 import uuid
-from dataclasses import dataclass
 from typing import Any
 
 from fastapi import WebSocket, WebSocketDisconnect
@@ -31,25 +31,15 @@ from sternhalma.analysis import (
     replay,
 )
 from sternhalma.errors import SternhalmaError
+from sternhalma.jsontext import JsonTextError, read_json
 from sternhalma.notation import position_from_dict, position_to_dict
 from sternhalma.position import Position
 from sternhalma.records import read_record
-from sternhalma.server.protocol import MAX_BODY, ProtocolError, error_message
+from sternhalma.server.protocol import MAX_BODY, ProtocolError, TableError, error_message
 from sternhalma.server.thinking import Priority, Thinking, ThinkingFailed
 from sternhalma.server.thinking.analysis import AnalysisJob, game_at, record_game
+from sternhalma.server.web.admission import CLOSE_FLOOD, Admission, ConnectionLimits, Limits
 from sternhalma.solo import crossing_rules
-
-
-@dataclass(frozen=True)
-class Limits:
-    #: Reviews (and position analyses) running at once on this server.
-    reviews: int = 2
-    #: Requests that may wait for one of those places; more are refused.
-    waiting: int = 8
-
-
-class Busy(SternhalmaError):
-    """Too many analyses at once: try again in a moment."""
 
 
 # -- fast answers on the server ------------------------------------------------------------
@@ -117,41 +107,44 @@ def crossing_moves(white: object) -> dict[str, Any]:
     }
 
 
-class Analyses:
-    """The server's analyses: their limits on the computer's thinking."""
+#: Refusals after which a page is not read for a while (0.5 s, doubling, at most
+#: MAX_BACK_OFF seconds), and what is kept in between.
+BACK_OFF = frozenset({"too-many-requests", "busy", "flood"})
+MAX_BACK_OFF = 8.0
 
-    def __init__(self, thinking: Thinking, limits: Limits | None = None) -> None:
+
+class Analyses:
+    """The server's analyses, admitted by the one admission layer (server/web/admission.py)."""
+
+    def __init__(
+        self, thinking: Thinking, admission: Admission, limits: Limits | None = None
+    ) -> None:
+        #: The thinking as the layer shares it: analyses hold at most its places.
         self.thinking = thinking
+        self.admission = admission
         self.limits = limits or Limits()
-        self.running = asyncio.Semaphore(self.limits.reviews)
-        self.waiting = 0
 
     async def think(self, work: str, *args: Any) -> Any:
-        """The result of ``WORK[work](*args)``, run as a job once a place is free; Busy
-        when too many wait. Cancelling the call cancels the job."""
-        if self.waiting >= self.limits.waiting:
-            raise Busy("the computer is busy with other reviews; try again in a moment")
-        self.waiting += 1
-        try:
-            await self.running.acquire()
-        finally:
-            self.waiting -= 1
-        try:
-            key = f"analysis:{work}:{uuid.uuid4().hex}"
-            answer = await self.thinking.think(AnalysisJob(work, args), Priority.ANALYSIS, key)
-        finally:
-            self.running.release()
+        """The result of ``WORK[work](*args)``, run as a job once the layer gives it a
+        place; Busy when too many wait. Cancelling the call cancels the job."""
+        key = f"analysis:{work}:{uuid.uuid4().hex}"
+        answer = await self.thinking.think(AnalysisJob(work, args), Priority.ANALYSIS, key)
         return json.loads(answer)
 
-    async def serve(self, websocket: WebSocket) -> None:
+    async def serve(self, websocket: WebSocket, address: str = "unknown") -> None:
         """One browser's analysis connection: position analyses and at most one review.
 
-        Only the newest position analysis matters (the page has moved on): a new
-        one cancels the one before.
+        Every message passes the connection's rate, is read by the bounded JSON reader,
+        and each request the address's rate, before any work; the record of a review is
+        read in a thread. Only the newest position analysis matters (the page has moved
+        on): a new one cancels the one before.
         """
         review: asyncio.Task[None] | None = None
         analysis: asyncio.Task[None] | None = None
         lock = asyncio.Lock()  # one message out at a time
+        own = ConnectionLimits(self.limits, asyncio.get_running_loop().time)
+        admission = self.admission
+        refusals = 0  # requests refused in a row for a rate or a full share
 
         async def send(data: dict[str, Any]) -> None:
             async with lock:
@@ -159,7 +152,7 @@ class Analyses:
 
         async def run_review(text: str) -> None:
             try:
-                game = record_game(text)
+                game = await admission.work(record_game, text)
                 total = len(game.moves)
                 await send({"type": "review-start", "total": total})
                 start = await self.think("start", text)
@@ -186,11 +179,20 @@ class Analyses:
 
         try:
             while True:
-                text = await websocket.receive_text()
+                received = await websocket.receive()
+                if received["type"] == "websocket.disconnect":
+                    break
+                admitted = await own.flooding()
+                if admitted is None:
+                    await websocket.close(code=CLOSE_FLOOD, reason="too many messages")
+                    break
                 try:
-                    message = _message(text)
+                    if not admitted:
+                        raise TableError("flood", "too many messages; slow down")
+                    message = _message(received.get("text", received.get("bytes")))
                     kind = message["type"]
                     if kind == "analyse":
+                        await admission.admit("analysis", address)
                         if analysis is not None:
                             analysis.cancel()
                         analysis = asyncio.create_task(
@@ -202,14 +204,22 @@ class Analyses:
                         record = message.get("record")
                         if not isinstance(record, str):
                             raise ProtocolError('"review" needs the "record" text')
+                        await admission.admit("review", address)
                         review = asyncio.create_task(run_review(record))
                     elif kind == "cancel":
                         if review is not None:
                             review.cancel()
                     else:
                         raise ProtocolError(f"unknown message type {str(kind)[:20]!r}")
+                    refusals = 0
                 except SternhalmaError as error:
                     await send({"type": "error", **error_message(error)})
+                    if isinstance(error, TableError) and error.code in BACK_OFF:
+                        # Asking again at once will be refused again: this page is not
+                        # read for a while, longer each time (its sender waits, and a
+                        # flood of such pages costs the server next to nothing).
+                        refusals += 1
+                        await asyncio.sleep(min(MAX_BACK_OFF, 0.25 * 2**refusals))
         except WebSocketDisconnect:
             pass
         finally:
@@ -220,13 +230,16 @@ class Analyses:
                         await task
 
 
-def _message(text: str) -> dict[str, Any]:
+def _message(text: str | bytes | None) -> dict[str, Any]:
+    """A message read by the one bounded JSON reader (sternhalma.jsontext)."""
+    if text is None:
+        raise ProtocolError("a message must be JSON text")
     if len(text) > MAX_BODY:
         raise ProtocolError(f"the message is too large (at most {MAX_BODY} bytes)")
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        raise ProtocolError("a message must be JSON") from None
+        data = read_json(text)
+    except JsonTextError as error:
+        raise ProtocolError(f"a message must be JSON: {error}") from None
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         raise ProtocolError('a message must be a JSON object with a "type"')
     return data
