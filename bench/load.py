@@ -32,6 +32,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import random
 import resource
 import statistics
@@ -60,6 +61,8 @@ class Stats:
     finished: int = 0
     #: Tables whose setup failed (the server refused or timed out).
     broken: int = 0
+    #: The servers' CPU seconds over the run.
+    cpu: float = 0.0
 
 
 class Servers:
@@ -256,13 +259,25 @@ async def run_load(
     return stats
 
 
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user + system) a process has used so far, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def run_once(setup: str, size: int, seconds: float, pace: tuple[float, float] | None) -> Stats:
-    """One run on fresh servers in a temporary folder."""
+    """One run on fresh servers in a temporary folder; ``cpu`` is the servers' CPU time
+    over the run (the tables' setup included), a figure other work on the machine
+    hardly moves, unlike the latencies."""
     with (
         tempfile.TemporaryDirectory(prefix="sternhalma-load-") as folder,
         Servers(setup, Path(folder)) as servers,
     ):
-        return asyncio.run(run_load(servers, size, seconds, pace))
+        pids = [server.process.pid for server in servers.servers if server.process is not None]
+        before = sum(cpu_seconds(pid) for pid in pids)
+        stats = asyncio.run(run_load(servers, size, seconds, pace))
+        stats.cpu = sum(cpu_seconds(pid) for pid in pids) - before
+        return stats
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -274,7 +289,10 @@ def human_pace(setup: str, sizes: list[int], seconds: float) -> int | None:
     """Each size on fresh servers; the largest whose p99 stays under the target."""
     best = None
     print(f"\n== {setup}: human pace (a move 1-3 s after the turn comes), {seconds:.0f} s each")
-    print(f"{'tables':>7} {'moves':>7} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'errors':>7}")
+    print(
+        f"{'tables':>7} {'moves':>7} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'errors':>7}"
+        f" {'CPU ms/move':>12}"
+    )
     for size in sizes:
         stats = run_once(setup, size, seconds, (1.0, 3.0))
         lat = stats.latencies
@@ -284,6 +302,7 @@ def human_pace(setup: str, sizes: list[int], seconds: float) -> int | None:
         p50, p99 = statistics.median(lat), percentile(lat, 0.99)
         print(
             f"{size:>7} {len(lat):>7} {p50:>8.1f} {p99:>8.1f} {max(lat):>8.1f} {stats.errors:>7}"
+            f" {1000 * stats.cpu / len(lat):>12.2f}"
             + (f"  ({stats.broken} tables not set up)" if stats.broken else "")
         )
         if p99 < TARGET_P99_MS and not stats.broken:
@@ -301,7 +320,8 @@ def saturation(setup: str, size: int, seconds: float) -> float:
     print(
         f"\n== {setup}: saturation, {size} tables moving at once for {seconds:.0f} s: "
         f"{rate:.0f} moves/s applied and broadcast (p50 {statistics.median(lat):.1f} ms, "
-        f"p99 {percentile(lat, 0.99):.1f} ms, errors {stats.codes or 0})"
+        f"p99 {percentile(lat, 0.99):.1f} ms, errors {stats.codes or 0}; "
+        f"server CPU {1000 * stats.cpu / max(1, len(stats.latencies)):.2f} ms a move)"
     )
     return rate
 
