@@ -25,6 +25,7 @@ from sternhalma.errors import SternhalmaError, UnknownVariantError
 from sternhalma.jsontext import JsonTextError, read_json
 from sternhalma.players import LEVELS
 from sternhalma.rules import VARIANTS
+from sternhalma.server.accounts.service import AccountRules
 from sternhalma.server.bus import Bus, MemoryBus, RedisBus
 from sternhalma.server.protocol import (
     MAX_BODY,
@@ -38,6 +39,7 @@ from sternhalma.server.storage.identities import IdentityRules
 from sternhalma.server.storage.store import DatabaseUnavailable, Store, database_url
 from sternhalma.server.tables.service import Tables
 from sternhalma.server.thinking import Pool, Queue, Thinking
+from sternhalma.server.web.accounts import accounts_router
 from sternhalma.server.web.connection import AddressLimits, Connection, Limits, PerAddress
 from sternhalma.server.web.guard import Guard
 from sternhalma.server.web.layout import catalogue
@@ -94,11 +96,16 @@ class Settings:
     identities: IdentityRules = field(default_factory=IdentityRules)
     #: Seconds a player at an online table has for a first move before the game is aborted.
     first_move: float = 60.0
+    #: Refused log-ins per account and per address (docs/accounts.md).
+    accounts: AccountRules = field(default_factory=AccountRules)
+    #: The key of address hashes (docs/deploy.md); None: the deployment's own, made at
+    #: its first start and kept in the database.
+    address_secret: str | None = None
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
-    store = Store(settings.database_url, settings.identities)
+    store = Store(settings.database_url, settings.identities, settings.address_secret)
     per_address = PerAddress(settings.per_address)
 
     @contextlib.asynccontextmanager
@@ -158,8 +165,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             status = 413
         elif isinstance(error, DatabaseUnavailable):
             status = 503
-        elif isinstance(error, TableError) and error.code in ("too-many", "too-many-identities"):
+        elif isinstance(error, TableError) and error.code in (
+            "too-many",
+            "too-many-identities",
+            "too-many-attempts",
+        ):
             status = 429
+        elif isinstance(error, TableError) and error.code in ("wrong-password", "login"):
+            status = 401
+        elif isinstance(error, TableError) and error.code == "no-player":
+            status = 404
         return JSONResponse(error_message(error), status_code=status)
 
     @app.get("/api/variants")
@@ -287,6 +302,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             per_address.disconnect(address)
 
     web = settings.web_root
+    app.include_router(accounts_router(settings.accounts, web))
 
     async def index() -> Response:
         return FileResponse(web / "index.html")
