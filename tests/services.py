@@ -230,8 +230,11 @@ class Server(Program):
         log: Path,
         port: int | None = None,
         think_timeout: float | None = None,
+        env: dict[str, str] | None = None,
     ) -> None:
         self.database_url = database_url
+        #: Settings of this server besides the tests' usual ones (STERNHALMA_...).
+        self.env = env or {}
         self.redis_url = redis_url
         self.think_timeout = think_timeout
         self.log_path = log
@@ -256,6 +259,7 @@ class Server(Program):
             env["STERNHALMA_REDIS_URL"] = self.redis_url
         if self.think_timeout is not None:
             env["STERNHALMA_THINK_TIMEOUT"] = str(self.think_timeout)
+        env.update(self.env)
         command = [sys.executable, "-c", "from sternhalma.cli import main; main()", "serve"]
         log = self.log_path.open("a")
         self.process = subprocess.Popen(

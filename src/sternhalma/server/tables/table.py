@@ -561,6 +561,7 @@ def summary(stored: StoredTable) -> dict[str, Any]:
                 "kind": seat.get("kind"),
                 "level": seat.get("level"),
                 "nickname": seat.get("nickname"),
+                "player": seat.get("player"),
                 "taken": seat.get("kind") != "online" or bool(seat.get("token_hash")),
             }
             for colour, seat in zip(rules.seats, stored.seats, strict=False)
