@@ -175,9 +175,7 @@ def test_ratings_are_provisional_until_enough_games_and_listed_apart(
         assert changes[0]["after_provisional"] == (game + 1 < ESTABLISHED_GAMES)
         listed = client.get("/api/ratings").json()["categories"]
         (category,) = listed
-        assert [p["provisional"] for p in category["players"]] == [
-            game + 1 < ESTABLISHED_GAMES
-        ] * 2
+        assert [p["provisional"] for p in category["players"]] == [game + 1 < ESTABLISHED_GAMES] * 2
     ranking = [(p["nickname"], p["games"]) for p in category["players"]]
     assert ranking == [("Ayşe", ESTABLISHED_GAMES), ("Bram", ESTABLISHED_GAMES)]
     assert category["players"][0]["deviation"] < 350
