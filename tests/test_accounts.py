@@ -348,6 +348,11 @@ def test_the_data_page_downloads_games_and_deletes_the_account(database: Path) -
         board = client.get("/api/ratings", params={"category": "classic-2"}).json()
         names = {p["nickname"] for c in board["categories"] for p in c["players"]}
         assert names == {"Nil"}
+        # Nobody may take the name deleted accounts are shown under.
+        taken = post(
+            device(client), "/api/account/register", {"nickname": "Deleted", "password": PASSWORD}
+        )
+        assert taken.json()["code"] == "nickname"
         # The nickname is free again.
         again = post(
             device(client), "/api/account/register", {"nickname": "Mert", "password": PASSWORD}

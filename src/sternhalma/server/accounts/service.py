@@ -123,6 +123,8 @@ class Accounts:
         ratings and games), or a new player. The browser is logged in at once; the
         identity's old secret no longer sits down (the session's play secret does)."""
         password = check_password(password)
+        if nickname_key(nickname) == nickname_key(DELETED):
+            raise TableError("nickname", f"{DELETED!r} is what deleted accounts are called")
         found = await self.store.identity(nickname, identity, address)
         hashed = await hash_password(password)
         now = datetime.now(UTC)
