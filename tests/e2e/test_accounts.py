@@ -168,10 +168,10 @@ def test_a_wrong_password_is_refused_and_the_limit_holds(
         for _ in range(3):
             log_in(stranger, household, "Wen", "not the password")
             expect(stranger.locator("#account-message")).to_have_text(
-                "that nickname and password do not match"
+                "That nickname and password do not match."
             )
         log_in(stranger, household, "Wen")
-        expect(stranger.locator("#account-message")).to_contain_text("too many wrong passwords")
+        expect(stranger.locator("#account-message")).to_contain_text("Too many wrong passwords")
         expect(stranger.locator("#logged-in")).to_be_hidden()
         stranger.screenshot(path=artifacts / "login-limited.png", full_page=True)
         # The owner's own session is untouched.

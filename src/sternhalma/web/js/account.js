@@ -4,7 +4,7 @@
 
 import { identity } from "./api.js";
 import { changePassword, deleteAccount, login, logout, me, register } from "./account-api.js";
-import { t, translate } from "./i18n.js";
+import { has, t, translate } from "./i18n.js";
 
 export async function showAccount(root, navigate) {
   root.innerHTML = `
@@ -87,7 +87,7 @@ export async function showAccount(root, navigate) {
       try {
         await action();
       } catch (error) {
-        say(error.message);
+        say(has(`error.${error.code}`) ? t(`error.${error.code}`) : error.message);
       }
     };
   }
