@@ -71,3 +71,14 @@ def move_texts(pos: Position, start: str | None = None) -> set[str]:
 
 def ends(pos: Position, start: str) -> set[str]:
     return {t.split("-")[-1] for t in move_texts(pos, start)}
+
+
+def head() -> str:
+    """The newest migration's revision: what an upgraded database is stamped with."""
+    from alembic.script import ScriptDirectory
+
+    from sternhalma.server.storage.migrations import config
+
+    revision = ScriptDirectory.from_config(config()).get_current_head()
+    assert revision is not None
+    return revision

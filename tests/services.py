@@ -231,9 +231,12 @@ class Server(Program):
         port: int | None = None,
         think_timeout: float | None = None,
         workers: int = 1,
+        env: dict[str, str] | None = None,
     ) -> None:
         self.workers = workers
         self.database_url = database_url
+        #: Settings of this server besides the tests' usual ones (STERNHALMA_...).
+        self.env = env or {}
         self.redis_url = redis_url
         self.think_timeout = think_timeout
         self.log_path = log
@@ -258,6 +261,7 @@ class Server(Program):
             env["STERNHALMA_REDIS_URL"] = self.redis_url
         if self.think_timeout is not None:
             env["STERNHALMA_THINK_TIMEOUT"] = str(self.think_timeout)
+        env.update(self.env)
         command = [sys.executable, "-c", "from sternhalma.cli import main; main()", "serve"]
         log = self.log_path.open("a")
         self.process = subprocess.Popen(

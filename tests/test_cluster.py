@@ -305,3 +305,64 @@ def test_a_copy_read_while_another_process_moves_shows_the_move(tmp_path: Path) 
             await store.close()
 
     run_apart(scenario())
+
+
+def account_call(server: Any, path: str, body: dict[str, Any] | None, cookies: Any) -> Any:
+    """A request to ``server`` with a browser's cookie jar: (status, JSON)."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(cookies))
+    request = urllib.request.Request(
+        f"{server.url}{path}",
+        data=None if body is None else json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+        method="GET" if body is None else "POST",
+    )
+    try:
+        with opener.open(request, timeout=20) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def test_log_in_on_one_process_and_play_on_the_other(cluster: Cluster) -> None:
+    """Sessions and log-in limits live in PostgreSQL: any process knows them."""
+    from http.cookiejar import CookieJar
+
+    phone, laptop = CookieJar(), CookieJar()
+    status, made = account_call(
+        cluster.a, "/api/account/register", {"nickname": "Deniz", "password": "sea and sky"}, phone
+    )
+    assert status == 200, made
+    # The laptop logs in on B; its session works on A too.
+    status, logged = account_call(
+        cluster.b, "/api/account/login", {"nickname": "deniz", "password": "sea and sky"}, laptop
+    )
+    assert status == 200 and logged["player"]["id"] == made["player"]["id"]
+    assert account_call(cluster.a, "/api/account", None, laptop)[1]["player"]["nickname"] == "Deniz"
+    # It plays on A with the play secret it got from B.
+    remember(cluster.a, logged["player"])
+    _table, on_a, on_b = seated_pair(cluster, nickname="Deniz")
+    try:
+        assert on_b.state["seats"][0]["player"] == made["player"]["id"]
+        path = on_a.state["legal"][0]
+        on_a.move(0, path)
+        assert on_b.until(moved(0))["event"]["path"] == path
+    finally:
+        on_a.close()
+        on_b.close()
+    # Logging out on A ends the session B made.
+    account_call(cluster.a, "/api/account/logout", {}, laptop)
+    assert account_call(cluster.b, "/api/account", None, laptop)[1]["player"] is None
+    # Wrong passwords sent to either process count together (5 an account).
+    for server in (cluster.a, cluster.b, cluster.a, cluster.b, cluster.a):
+        status, _ = account_call(
+            server, "/api/account/login", {"nickname": "Deniz", "password": "wrong one"}, laptop
+        )
+        assert status == 401
+    status, refused = account_call(
+        cluster.b, "/api/account/login", {"nickname": "Deniz", "password": "sea and sky"}, laptop
+    )
+    assert status == 429 and refused["code"] == "too-many-attempts"

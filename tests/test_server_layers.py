@@ -13,9 +13,10 @@ SERVER = Path(__file__).resolve().parents[1] / "src" / "sternhalma" / "server"
 #: What each package may import of the server's other packages.
 ALLOWED = {
     "storage": {"protocol", "storage"},
+    "accounts": {"protocol", "storage", "accounts"},
     "thinking": {"thinking"},
     "tables": {"protocol", "bus", "storage", "thinking", "tables"},
-    "web": {"protocol", "bus", "storage", "thinking", "tables", "web"},
+    "web": {"protocol", "bus", "storage", "thinking", "tables", "accounts", "web"},
 }
 
 

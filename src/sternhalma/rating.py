@@ -36,6 +36,10 @@ START_VOLATILITY = 0.06
 TAU = 0.5
 #: A player's rating is provisional (shown with "?", not listed) before this many rated games.
 ESTABLISHED_GAMES = 10
+#: A rated game between two players who already played ``n`` rated games together in the
+#: last ``REPEAT_DAYS`` days counts ``REPEAT_FACTOR ** n`` of a game between them.
+REPEAT_FACTOR = 0.5
+REPEAT_DAYS = 7
 #: Glicko-2 works on its own scale: μ = (r − 1500) / SCALE, φ = RD / SCALE.
 SCALE = 400.0 / math.log(10.0)
 #: When the volatility iteration stops (the paper's ε).
@@ -137,11 +141,22 @@ def _new_volatility(phi: float, sigma: float, v: float, delta: float) -> float:
     return math.exp(low / 2.0)
 
 
-def rate_game(ratings: Sequence[Rating], places: Sequence[int]) -> list[Rating]:
+def repeat_weight(previous: int) -> float:
+    """How much a result between two players counts when they already played
+    ``previous`` rated games together lately: farming one victim pays less each time."""
+    return float(REPEAT_FACTOR ** max(0, previous))
+
+
+def rate_game(
+    ratings: Sequence[Rating],
+    places: Sequence[int],
+    repeats: Sequence[Sequence[int]] | None = None,
+) -> list[Rating]:
     """Everyone's rating after one game: ``ratings`` before it and ``places`` (1 = best,
     shared allowed), both in seat order. Each player meets every opponent by place,
-    each result weighted 1/(players − 1); everyone is rated against the others'
-    ratings from before the game."""
+    each result weighted 1/(players − 1), times ``repeat_weight`` of ``repeats[i][j]``
+    (the rated games players i and j played together lately); everyone is rated
+    against the others' ratings from before the game."""
     n = len(ratings)
     if not 2 <= n <= 6:
         raise RatingError(f"a rated game has 2 to 6 players, not {n}")
@@ -149,11 +164,17 @@ def rate_game(ratings: Sequence[Rating], places: Sequence[int]) -> list[Rating]:
         raise RatingError("give a rating and a place for every player")
     if not all(isinstance(p, int) and 1 <= p <= n for p in places):
         raise RatingError(f"places must be whole numbers from 1 to {n}")
+    if repeats is not None and (len(repeats) != n or any(len(row) != n for row in repeats)):
+        raise RatingError("give the games played together for every pair of players")
     weight = 1.0 / (n - 1)
+
+    def pair(i: int, j: int) -> float:
+        return weight * (1.0 if repeats is None else repeat_weight(repeats[i][j]))
+
     return [
         update(
             ratings[i],
-            [(ratings[j], score(places[i], places[j]), weight) for j in range(n) if j != i],
+            [(ratings[j], score(places[i], places[j]), pair(i, j)) for j in range(n) if j != i],
         )
         for i in range(n)
     ]
@@ -175,6 +196,7 @@ __all__ = [
     "is_provisional",
     "is_rated",
     "rate_game",
+    "repeat_weight",
     "score",
     "update",
 ]

@@ -126,6 +126,35 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     help="A game is not rated when two of its players' identities were made from one "
     "address within this many hours (0: rate them anyway, e.g. everyone behind one NAT).",
 )
+@setting(
+    "--address-secret",
+    default=None,
+    help="The key of the address hashes identities and log-in limits keep (docs/deploy.md; "
+    "default: one made at the first start and kept in the database).",
+)
+@setting(
+    "--account-age-hours",
+    default=24.0,
+    show_default=True,
+    type=click.FloatRange(0),
+    help="Two accounts made from one address are rated against each other once both are "
+    "this old (and have --account-games rated games).",
+)
+@setting(
+    "--account-games",
+    default=3,
+    show_default=True,
+    type=click.IntRange(0),
+    help="Rated games each of two accounts from one address needs before their games "
+    "together are rated.",
+)
+@setting(
+    "--max-login-attempts",
+    default=5,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Wrong passwords an account may be sent in 15 minutes (an address: four times as many).",
+)
 @click.option(
     "--first-move",
     default=60.0,
@@ -155,6 +184,10 @@ def serve(
     max_new_identities: int,
     same_address_hours: float,
     first_move: float,
+    address_secret: str | None,
+    account_age_hours: float,
+    account_games: int,
+    max_login_attempts: int,
 ) -> None:
     """Start the web app: the lobby, tables against the computer, on one screen and online.
 
@@ -163,6 +196,7 @@ def serve(
     """
     import uvicorn
 
+    from sternhalma.server.accounts.service import AccountRules
     from sternhalma.server.storage.identities import HOUR, IdentityRules
     from sternhalma.server.storage.store import database_url as parse_url
     from sternhalma.server.web.admission import AddressLimits
@@ -189,8 +223,15 @@ def serve(
         connections=max_connections, tables=max_new_tables, seat_changes=max_seat_changes
     )
     options["identities"] = IdentityRules(
-        per_hour=max_new_identities, same_address=same_address_hours * HOUR
+        per_hour=max_new_identities,
+        same_address=same_address_hours * HOUR,
+        account_age=account_age_hours * HOUR,
+        account_games=account_games,
     )
+    options["accounts"] = AccountRules(
+        per_account=max_login_attempts, per_address=4 * max_login_attempts
+    )
+    options["address_secret"] = address_secret or None
     options["first_move"] = first_move
     options["host"] = host
     options["debug"] = debug

@@ -2,13 +2,14 @@
 identities one address may make, when a game between identities from one address
 is not rated, and when an unused identity lets its nickname go.
 
-An identity remembers only a SHA-256 of the address it was made from, never the
-address itself.
+An identity remembers only a keyed hash (HMAC-SHA-256 with the deployment's address
+key, docs/deploy.md) of the address it was made from, never the address itself.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -17,6 +18,7 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.engine import Connection
 
 from sternhalma.server.protocol import TableError
+from sternhalma.server.storage.account_rows import is_trusted, session_player
 from sternhalma.server.storage.nicknames import nickname_key
 from sternhalma.server.storage.schema import PlayerRow
 
@@ -34,11 +36,19 @@ class IdentityRules:
     #: An identity that started or finished no game for this many seconds lets its
     #: nickname go.
     keep_nickname: float = 90 * DAY
+    #: Two accounts from one address are rated against each other when both are this
+    #: many seconds old and have this many rated games (docs/ratings.md).
+    account_age: float = DAY
+    account_games: int = 3
 
 
-def hash_address(address: str) -> str:
-    """What an identity keeps of the address it was made from."""
-    return hashlib.sha256(f"sternhalma address {address}".encode()).hexdigest()
+def hash_address(address: str, key: str = "") -> str:
+    """What an identity keeps of the address it was made from: keyed with the
+    deployment's secret, so a leaked table of hashes cannot be reversed by trying
+    every address."""
+    if not key:
+        return hashlib.sha256(f"sternhalma address {address}".encode()).hexdigest()
+    return hmac.new(key.encode(), f"address {address}".encode(), hashlib.sha256).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -48,6 +58,9 @@ class Origin:
 
     address_hash: str | None
     created_at: datetime | None
+    #: An account old enough and with games enough (IdentityRules.account_age): two
+    #: such players from one address are rated.
+    trusted: bool = False
 
 
 def share_an_address(origins: Sequence[Origin], within: float) -> bool:
@@ -58,7 +71,7 @@ def share_an_address(origins: Sequence[Origin], within: float) -> bool:
     known = [o for o in origins if o.address_hash is not None and o.created_at is not None]
     for i, first in enumerate(known):
         for second in known[i + 1 :]:
-            if first.address_hash != second.address_hash:
+            if first.address_hash != second.address_hash or (first.trusted and second.trusted):
                 continue
             assert first.created_at is not None and second.created_at is not None
             if abs((first.created_at - second.created_at).total_seconds()) < within:
@@ -113,7 +126,19 @@ def existing(
                 PlayerRow.secret_hash == secret_hash
             )
         ).first()
-    found = None if row is None else (str(row.id), Origin(row.address_hash, _aware(row.created_at)))
+    if row is None and secret_hash is not None:
+        # A logged-in browser's play secret (server/accounts/): its session's player.
+        player = session_player(connection, secret_hash, now)
+        if player is not None:
+            row = connection.execute(
+                select(PlayerRow.id, PlayerRow.address_hash, PlayerRow.created_at).where(
+                    PlayerRow.id == player
+                )
+            ).first()
+    found = None
+    if row is not None:
+        trusted = is_trusted(connection, str(row.id), now, rules.account_age, rules.account_games)
+        found = (str(row.id), Origin(row.address_hash, _aware(row.created_at), trusted))
     mine = found[0] if found is not None else None
     if holder(connection, nickname_key(nickname), now, rules) not in (None, mine):
         raise NicknameHeld(nickname)

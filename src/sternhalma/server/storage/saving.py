@@ -11,14 +11,14 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam
+from sqlalchemy import Table, bindparam, func, select
 from sqlalchemy.engine import Connection
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
-from sternhalma.rating import Rating, rate_game
+from sternhalma.rating import REPEAT_DAYS, Rating, rate_game
 from sternhalma.server.storage.database import VersionConflict
 from sternhalma.server.storage.identities import Identity, IdentityRules, claim, played
 from sternhalma.server.storage.schema import EventRow, RatingChangeRow, RatingRow, TableRow
@@ -120,7 +120,13 @@ def _rate(session: Session, table_id: str, game: RatedGame, now: datetime) -> li
             )
             session.add(row)
         rows.append(row)
-    after = rate_game([Rating(r.rating, r.deviation, r.volatility) for r in rows], game.places)
+    repeats = [
+        [0 if i == j else _together(session, a, b, now) for j, b in enumerate(game.players)]
+        for i, a in enumerate(game.players)
+    ]
+    after = rate_game(
+        [Rating(r.rating, r.deviation, r.volatility) for r in rows], game.places, repeats
+    )
     changes = []
     for seat, (row, rating) in enumerate(zip(rows, after, strict=True)):
         change = RatingChangeRow(
@@ -142,3 +148,22 @@ def _rate(session: Session, table_id: str, game: RatedGame, now: datetime) -> li
         row.games += 1
         row.updated_at = now
     return changes
+
+
+def _together(session: Session, first: str, second: str, now: datetime) -> int:
+    """The rated games ``first`` and ``second`` played together in the last REPEAT_DAYS
+    days (a repeated pairing counts less: rating.repeat_weight)."""
+    mine, theirs = aliased(RatingChangeRow), aliased(RatingChangeRow)
+    return int(
+        session.execute(
+            select(func.count())
+            .select_from(mine)
+            .join(theirs, theirs.table_id == mine.table_id)
+            .join(TableRow, TableRow.id == mine.table_id)
+            .where(
+                mine.player_id == first,
+                theirs.player_id == second,
+                TableRow.updated_at > now - timedelta(days=REPEAT_DAYS),
+            )
+        ).scalar_one()
+    )

@@ -34,6 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async
 from sternhalma.jsontext import read_json
 from sternhalma.rating import ESTABLISHED_GAMES
 from sternhalma.server.protocol import TableError
+from sternhalma.server.storage.account_rows import address_key
 from sternhalma.server.storage.database import (
     DatabaseSchemaError,
     DatabaseUnavailable,
@@ -96,8 +97,13 @@ log = logging.getLogger(__name__)
 class Store:
     """Reads and writes tables, events, players and ratings; one engine per server process."""
 
-    def __init__(self, url: str, identities: IdentityRules | None = None) -> None:
+    def __init__(
+        self, url: str, identities: IdentityRules | None = None, address_secret: str | None = None
+    ) -> None:
         self.url = url
+        #: The key of address hashes: given, or this deployment's own (made at ``open``).
+        self.address_secret = address_secret
+        self.address_key = address_secret or ""
         #: New identities per address, nicknames let go (docs/ratings.md).
         self.identities = identities or IdentityRules()
         self.sqlite = url.startswith("sqlite")
@@ -162,6 +168,7 @@ class Store:
             if self.postgres:
                 await connection.exec_driver_sql("SELECT pg_advisory_xact_lock(51474)")
             await connection.run_sync(upgrade, self.url)
+            self.address_key = await connection.run_sync(address_key, self.address_secret)
             await connection.exec_driver_sql("UPDATE alembic_version SET version_num = version_num")
 
     async def close(self) -> None:
@@ -422,7 +429,7 @@ class Store:
         NicknameHeld or TableError("too-many-identities") refuse the sit."""
         now = datetime.now(UTC)
         secret_hash = hash_secret(secret) if secret else None
-        address_hash = hash_address(address)
+        address_hash = self.hash_address(address)
         async with self.sessions() as session:
             connection = await session.connection()
             found = await connection.run_sync(
@@ -441,15 +448,19 @@ class Store:
             Origin(address_hash, now),
         )
 
+    def hash_address(self, address: str) -> str:
+        """What is kept of a client address: its hash keyed with the deployment's secret."""
+        return hash_address(address, self.address_key)
+
     @reachable
     async def ratings(self, category: str | None = None, limit: int = 100) -> dict[str, Any]:
-        """Established players by rating, per category (only categories with some); a
-        provisional rating is not listed (docs/ratings.md)."""
+        """Players by rating, per category (only categories with some); each says whether
+        the rating is still provisional (docs/ratings.md)."""
         async with self.sessions() as session:
             query = (
                 select(RatingRow, PlayerRow.nickname)
                 .join(PlayerRow, PlayerRow.id == RatingRow.player_id)
-                .where(RatingRow.games >= ESTABLISHED_GAMES)
+                .where(RatingRow.games > 0)
             )
             if category is not None:
                 query = query.where(RatingRow.category == category)
@@ -461,7 +472,7 @@ class Store:
         categories: dict[str, list[dict[str, Any]]] = {}
         for rating, nickname in rows:
             players = categories.setdefault(rating.category, [])
-            if len(players) < limit:
+            if sum(p["provisional"] == (rating.games < ESTABLISHED_GAMES) for p in players) < limit:
                 players.append(
                     {
                         "player": rating.player_id,
@@ -469,6 +480,7 @@ class Store:
                         "rating": round(rating.rating),
                         "deviation": round(rating.deviation),
                         "games": rating.games,
+                        "provisional": rating.games < ESTABLISHED_GAMES,
                     }
                 )
         return {"categories": [{"category": c, "players": p} for c, p in categories.items()]}

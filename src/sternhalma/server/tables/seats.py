@@ -70,6 +70,8 @@ class Seat:
             data["address_hash"] = self.origin.address_hash
             if self.origin.created_at is not None:
                 data["identity_made"] = self.origin.created_at.isoformat()
+            if self.origin.trusted:
+                data["trusted"] = True
         return data
 
     @classmethod
@@ -81,7 +83,9 @@ class Seat:
         origin = None
         if data.get("address_hash") is not None:
             origin = Origin(
-                data["address_hash"], datetime.fromisoformat(made) if made is not None else None
+                data["address_hash"],
+                datetime.fromisoformat(made) if made is not None else None,
+                data.get("trusted") is True,
             )
         return cls(
             kind,

@@ -455,8 +455,20 @@ class Table:
             players=self.names(),
             date=self.created.date(),
             time_control=self.control,
-            extra={"Table": self.id, "Rated": "yes" if self.rated else "no"},
+            extra={"Table": self.id, **self._rated_tags()},
         )
+
+    def _rated_tags(self) -> dict[str, str]:
+        """What the record says of the ratings: ``Rated "yes"`` only when the ratings
+        changed; a rated table's game that was not rated says why (``Unrated``)."""
+        if self.ratings is not None:
+            return {"Rated": "yes"}
+        if not self.rated:
+            return {"Rated": "no"}
+        why = self.unrated or ("aborted" if self.aborted is not None else None)
+        if why is None and not self.over:
+            return {"Rated": "pending"}
+        return {"Rated": "no", "Unrated": why or "not-rated"}
 
     # -- changes ---------------------------------------------------------------
     def play(self, seat: int, move: Move) -> dict[str, Any]:
@@ -549,6 +561,7 @@ def summary(stored: StoredTable) -> dict[str, Any]:
                 "kind": seat.get("kind"),
                 "level": seat.get("level"),
                 "nickname": seat.get("nickname"),
+                "player": seat.get("player"),
                 "taken": seat.get("kind") != "online" or bool(seat.get("token_hash")),
             }
             for colour, seat in zip(rules.seats, stored.seats, strict=False)

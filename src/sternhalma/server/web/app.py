@@ -25,6 +25,7 @@ from sternhalma.errors import SternhalmaError, UnknownVariantError
 from sternhalma.jsontext import JsonTextError, read_json
 from sternhalma.players import LEVELS
 from sternhalma.rules import VARIANTS
+from sternhalma.server.accounts.service import AccountRules
 from sternhalma.server.bus import Bus, MemoryBus, RedisBus
 from sternhalma.server.protocol import (
     MAX_BODY,
@@ -40,6 +41,7 @@ from sternhalma.server.tables.service import Tables
 from sternhalma.server.thinking import Thinking
 from sternhalma.server.thinking.pool import Pool
 from sternhalma.server.thinking.queue import Queue
+from sternhalma.server.web.accounts import accounts_router
 from sternhalma.server.web.admission import AddressLimits, Admission, Capacity, Limits, Shared
 from sternhalma.server.web.connection import Connection
 from sternhalma.server.web.guard import Guard
@@ -102,11 +104,16 @@ class Settings:
     identities: IdentityRules = field(default_factory=IdentityRules)
     #: Seconds a player at an online table has for a first move before the game is aborted.
     first_move: float = 60.0
+    #: Refused log-ins per account and per address (docs/accounts.md).
+    accounts: AccountRules = field(default_factory=AccountRules)
+    #: The key of address hashes (docs/deploy.md); None: the deployment's own, made at
+    #: its first start and kept in the database.
+    address_secret: str | None = None
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
-    store = Store(settings.database_url, settings.identities)
+    store = Store(settings.database_url, settings.identities, settings.address_secret)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -177,6 +184,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             status = 503
         elif isinstance(error, TableError) and error.code in TOO_MANY:
             status = 429
+        elif isinstance(error, TableError) and error.code in ("wrong-password", "login"):
+            status = 401
+        elif isinstance(error, TableError) and error.code == "no-player":
+            status = 404
         return JSONResponse(error_message(error), status_code=status)
 
     @app.get("/api/variants")
@@ -310,6 +321,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             admission.disconnect(address)
 
     web = settings.web_root
+    app.include_router(accounts_router(settings.accounts, web))
 
     async def index() -> Response:
         return FileResponse(web / "index.html")
@@ -332,7 +344,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 #: Refusals that mean "later, not so many" (HTTP 429).
 TOO_MANY = frozenset(
-    {"too-many", "too-many-identities", "too-many-requests", "too-many-sits", "busy", "hint-limit"}
+    {
+        "too-many",
+        "too-many-identities",
+        "too-many-requests",
+        "too-many-sits",
+        "too-many-attempts",
+        "busy",
+        "hint-limit",
+    }
 )
 
 

@@ -3,6 +3,7 @@
 // online tables waiting for players.
 
 import { catalogue, createTable, identity, openTables } from "./api.js";
+import { ratingBadge, unratedForMe } from "./account-api.js";
 import { swatch } from "./svg.js";
 import { has, t, translate } from "./i18n.js";
 import { recordsFor } from "./records.js";
@@ -237,6 +238,7 @@ export async function showLobby(root, navigate) {
         span.className = "open-seat";
         const who = seat.kind === "computer" ? t("player.computer", { level: t(`level.${seat.level}`) }) : seat.taken ? seat.nickname : t("seat.free");
         span.append(swatch(seat.colour, 16), ` ${who}`);
+        if (seat.kind === "online" && seat.taken) span.appendChild(ratingBadge(table.variant, seat.player));
         seats.appendChild(span);
       }
       const join = document.createElement("a");
@@ -248,6 +250,17 @@ export async function showLobby(root, navigate) {
       list.appendChild(li);
     }
     box.appendChild(list);
+    // Said before anyone sits down: a rated table's game that would not be rated for me.
+    unratedForMe(open.filter((table) => table.rated).map((table) => table.id)).then((unrated) => {
+      for (const [id, reason] of Object.entries(unrated)) {
+        const li = [...list.children].find((item) => item.dataset.table === id);
+        if (!li || li.querySelector(".unrated-note")) continue;
+        const note = document.createElement("p");
+        note.className = "unrated-note hint";
+        note.textContent = t("lobby.unratedForYou", { reason: t(reason === "same-address" ? "lobby.sameAddress" : "lobby.unratedOther") });
+        li.insertBefore(note, li.lastChild);
+      }
+    });
   }
 
   function save() {

@@ -1,9 +1,11 @@
 // The single-page app: language, routes (lobby, table, how to play) and links.
 
 import { LANGUAGES, language, preferredLanguage, setLanguage, t } from "./i18n.js";
+import { showAccount } from "./account.js";
 import { showAnalysis } from "./analysis.js";
 import { showHowTo } from "./howto.js";
 import { showLobby } from "./lobby.js";
+import { showProfile } from "./profile.js";
 import { showPuzzle } from "./puzzle.js";
 import { showRatings } from "./ratings.js";
 import { showTable } from "./table/page.js";
@@ -25,13 +27,17 @@ async function route() {
   const ratings = path === "/ratings";
   const analysis = path === "/analysis";
   const puzzle = path === "/puzzle/crossing";
+  const player = path.match(/^\/@\/([^/]+)$/);
+  const account = path === "/account";
   document.body.dataset.view = table ? "table" : howto ? "howto" : ratings ? "ratings"
-    : analysis ? "analysis" : puzzle ? "puzzle" : "lobby";
+    : analysis ? "analysis" : puzzle ? "puzzle" : player ? "profile" : account ? "account" : "lobby";
   if (table) leave = await showTable(app, table[1], navigate);
   else if (analysis) leave = await showAnalysis(app);
   else if (puzzle) leave = await showPuzzle(app);
   else if (howto) leave = await showHowTo(app, howto[1]);
   else if (ratings) leave = await showRatings(app);
+  else if (player) leave = await showProfile(app, decodeURIComponent(player[1]));
+  else if (account) leave = await showAccount(app, navigate);
   else leave = await showLobby(app, navigate);
   app.focus({ preventScroll: true });
 }

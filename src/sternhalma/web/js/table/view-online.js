@@ -3,6 +3,7 @@
 // who is watching.
 
 import { identity } from "../api.js";
+import { unratedForMe } from "../account-api.js";
 import { t } from "../i18n.js";
 import { clockName } from "../lobby.js";
 
@@ -20,8 +21,19 @@ export function onlineView($, ctrl) {
     ctrl.say(t("online.copied"));
   });
 
+  // Before sitting down at a rated table: would my game here be rated? (asked once a version)
+  let askedAt = null;
+  let unratedForMeHere = null;
+
   return function render() {
     const { state, mySeats } = ctrl;
+    if (state.rated && state.status === "waiting" && !mySeats.length && askedAt !== state.v) {
+      askedAt = state.v;
+      unratedForMe([ctrl.id]).then((unrated) => {
+        unratedForMeHere = unrated[ctrl.id] || null;
+        render();
+      });
+    }
     const waiting = state.status === "waiting";
     $("#waiting").hidden = !waiting;
     $("#share-link").value = `${location.origin}/table/${ctrl.id}`;
@@ -32,6 +44,7 @@ export function onlineView($, ctrl) {
     if (state.clock || state.online) info.push(clockName(state.clock ? state.clock.control : ""));
     if (state.online) info.push(t(state.rated ? "lobby.ratedShort" : "lobby.casualShort"));
     if (state.unrated) info.push(t("rating.unrated", { reason: t("rating.sameAddress") }));
+    else if (unratedForMeHere && waiting && !mySeats.length) info.push(t("lobby.unratedForYou", { reason: t("lobby.sameAddress") }));
     if (state.deadline_rule === false) info.push(t("table.deadlineOff"));
     $("#table-info").textContent = info.join(" · ");
     const watching = $("#watching");

@@ -1,6 +1,7 @@
 // The players: colour, who sits there, whose turn it is, their clock, how far they are,
 // whether an online player is here, and a free online seat's Sit button.
 
+import { ratingBadge } from "../account-api.js";
 import { place, t } from "../i18n.js";
 import { swatch } from "../svg.js";
 import { colourName } from "../words.js";
@@ -37,6 +38,7 @@ export function playersView($, ctrl) {
     who.className = "who";
     who.textContent = `${colourName(seat.colour)} · ${playerName(ctrl, seat, i)}`;
     name.append(swatch(seat.colour), who);
+    if (seat.kind === "online" && seat.taken) who.appendChild(ratingBadge(state.variant, seat.player));
     if (state.clock) {
       const clock = document.createElement("span");
       clock.className = "clock";
