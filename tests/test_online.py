@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from fastapi.testclient import TestClient
 from helpers import Client, migrate
 from sqlalchemy import create_engine
@@ -25,6 +26,7 @@ from test_server import EASY, PERSON, Socket, event_of, receive_until
 
 from sternhalma.rating import Rating, rate_game
 from sternhalma.records import read_record
+from sternhalma.server.storage import migrations
 from sternhalma.server.storage.identities import IdentityRules
 from sternhalma.server.storage.store import Base, DatabaseSchemaError, database_url
 from sternhalma.server.web.app import Settings, create_app
@@ -663,7 +665,7 @@ def test_a_part_one_database_is_upgraded_and_its_games_go_on(tmp_path: Path) -> 
             assert receive_until(ws, event_of("move", 1))["state"]["v"] == 2
     with sqlite3.connect(path) as connection:
         assert connection.execute("SELECT version_num FROM alembic_version").fetchall() == [
-            ("0004",)
+            (ScriptDirectory.from_config(migrations.config()).get_current_head(),)
         ]
 
 

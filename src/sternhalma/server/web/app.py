@@ -42,6 +42,7 @@ from sternhalma.server.web.connection import AddressLimits, Connection, Limits, 
 from sternhalma.server.web.guard import Guard
 from sternhalma.server.web.layout import catalogue
 from sternhalma.server.web.review import Analyses, crossing_moves, legal_moves, record_plies
+from sternhalma.server.web.watching import watching_router
 
 #: The browser app: index.html, css/, js/, i18n/, howto/.
 WEB_ROOT = Path(__file__).resolve().parents[2] / "web"
@@ -94,6 +95,11 @@ class Settings:
     identities: IdentityRules = field(default_factory=IdentityRules)
     #: Seconds a player at an online table has for a first move before the game is aborted.
     first_move: float = 60.0
+    #: Seconds a seat's player may be away during a game before the others may claim it.
+    absence: float = 30.0
+    #: The address people reach this server at (scheme://host[:port]), for the links to
+    #: share; None: the address the browser used.
+    public_url: str | None = None
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -124,6 +130,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             bus=bus,
             takeover=settings.takeover,
             first_move=settings.first_move,
+            absence=settings.absence,
         )
         await app.state.tables.resume()
         app.state.tables.start_tidying()
@@ -145,7 +152,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         docs_url=None,  # its page loads scripts from another site, which the CSP forbids
         redoc_url=None,
     )
-    app.add_middleware(Guard, bind=settings.host, origins=settings.allowed_origins)
+    public = (settings.public_url,) if settings.public_url else ()
+    app.add_middleware(Guard, bind=settings.host, origins=settings.allowed_origins + public)
+    app.include_router(watching_router(settings.web_root))
 
     @app.exception_handler(SternhalmaError)
     async def refused(_request: Request, error: SternhalmaError) -> JSONResponse:
@@ -164,7 +173,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/api/variants")
     async def variants() -> dict[str, Any]:
-        return {**catalogue(), "levels": list(LEVELS), "protocol": PROTOCOL_VERSION}
+        return {
+            **catalogue(),
+            "levels": list(LEVELS),
+            "protocol": PROTOCOL_VERSION,
+            "public_url": settings.public_url,
+        }
 
     @app.post("/api/tables")
     async def create_table(request: Request) -> dict[str, Any]:
