@@ -7,6 +7,7 @@ import { showLobby } from "./lobby.js";
 import { showPuzzle } from "./puzzle.js";
 import { showRatings } from "./ratings.js";
 import { showTable } from "./table/page.js";
+import { showWatch } from "./watch.js";
 
 const app = document.getElementById("app");
 let leave = null;
@@ -25,11 +26,13 @@ async function route() {
   const ratings = path === "/ratings";
   const analysis = path === "/analysis";
   const puzzle = path === "/puzzle/crossing";
+  const watch = path === "/watch";
   document.body.dataset.view = table ? "table" : howto ? "howto" : ratings ? "ratings"
-    : analysis ? "analysis" : puzzle ? "puzzle" : "lobby";
+    : analysis ? "analysis" : puzzle ? "puzzle" : watch ? "table" : "lobby";
   if (table) leave = await showTable(app, table[1], navigate);
   else if (analysis) leave = await showAnalysis(app);
   else if (puzzle) leave = await showPuzzle(app);
+  else if (watch) leave = await showWatch(app, navigate);
   else if (howto) leave = await showHowTo(app, howto[1]);
   else if (ratings) leave = await showRatings(app);
   else leave = await showLobby(app, navigate);
