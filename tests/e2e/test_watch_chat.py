@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect
 from services import Server
-from test_online import create_online, join, play_any, player, ready
+
+from e2e.test_online import create_online, join, play_any, player, ready
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 
