@@ -70,6 +70,17 @@ def test_a_spectator_watches_from_the_live_list_and_the_chat_is_text(
         expect(bram.locator("#chat-lines .chat-said").first).to_have_text(HOSTILE)
         assert dialogs == []
         ayse.screenshot(path=str(artifacts / "watch-chat.png"))
+        # The Watch page follows the best-rated live game: this one, the only one.
+        ready(carla, quick + "/watch")
+        expect(carla.locator("#watch-table")).to_have_attribute("data-table", table_id)
+        expect(carla.locator("#watch-table #move-list button[data-ply]")).to_have_count(1)
+        # When it ends, the page looks at the result, then shows that nothing is live.
+        ayse.locator("#abort").click()
+        ayse.get_by_role("dialog").get_by_role("button", name="Abort").click()
+        expect(carla.locator("#watch-table #result")).to_be_visible()
+        expect(carla.locator("#watch-note")).to_have_text(
+            "Nobody is playing online right now.", timeout=15_000
+        )
 
 
 def test_a_player_closes_the_tab_and_the_other_claims_the_win(
