@@ -58,6 +58,8 @@ ENDINGS: dict[str, str] = {
     "resignation": "a player resigned: with two the other wins, with more the resigner is "
     "last and the rest are ranked",
     "flag": "a player ran out of time; counts as a resignation",
+    "abandoned": "a player left an online game and another claimed it: counts as a resignation",
+    "draw-claimed": "two players: one left an online game and the other called it a draw",
     "out": "a player broke the leaving-home deadline: with two players a loss; with more "
     "it is the ending when it leaves at most one player in play",
 }
@@ -330,6 +332,20 @@ class Game:
         """``seat`` resigns while in play; the game ends (rules.md#clocks-and-resigning)."""
         self._give_up(self._expect_playing(seat, "resign"), RESIGNED, "resignation")
 
+    def abandon(self, seat: int | str) -> None:
+        """``seat`` left an online game and another player claimed it: it counts as a
+        resignation (rules.md#clocks-and-resigning), recorded as ``abandoned``."""
+        self._give_up(self._expect_playing(seat, "leave"), RESIGNED, "abandoned")
+
+    def call_draw(self, seat: int | str) -> None:
+        """Two players: ``seat`` left an online game and the other called it a draw."""
+        index = self._expect_playing(seat, "leave")
+        if self.rules.players != 2:
+            raise GameError("only a two-player game can be called a draw")
+        self._end("draw-claimed", index)
+        if self.clock is not None:
+            self.clock.stop()
+
     def flag(self, seat: int | str) -> None:
         """``seat`` ran out of time: a loss with two players, a resignation with more.
 
@@ -354,7 +370,12 @@ class Game:
 
         A finished game can be taken back into play; a resignation or a flag cannot.
         """
-        if self.result is not None and self.result.ending in ("resignation", "flag"):
+        if self.result is not None and self.result.ending in (
+            "resignation",
+            "flag",
+            "abandoned",
+            "draw-claimed",
+        ):
             raise GameError(f"the game ended by {self.result.ending}; that cannot be taken back")
         if not self._undo:
             raise GameError("there is no move to take back")
@@ -589,7 +610,7 @@ class Game:
         """Rank everyone without a place (rules.md#ranking) and write the result."""
         rules = self.rules
         standing = {s: rules.standing(self.position, s) for s in range(rules.players)}
-        if ending == "repetition" and rules.repetition_is_draw:
+        if (ending == "repetition" and rules.repetition_is_draw) or ending == "draw-claimed":
             standing = dict.fromkeys(standing, ())  # everyone still playing shares a place
         playing = {s: standing[s] for s in self.in_play}
         self._places.update(_rank(playing, self._best_free(self._places)))
@@ -649,6 +670,10 @@ class Game:
             return f"{who} resigned: {outcome}."
         if ending == "flag":
             return f"{who} ran out of time: {outcome}."
+        if ending == "abandoned":
+            return f"{who} left the game: {outcome}."
+        if ending == "draw-claimed":
+            return f"{who} left the game and it was called a draw."
         if ending == "out" and seat is not None:
             return f"{who} is out: {self._out_why[seat]}; {outcome}."
         return f"{outcome.capitalize()}."  # pragma: no cover - every ending is named above

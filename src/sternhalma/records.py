@@ -55,10 +55,16 @@ _DEFINED = (
     "Ending",
     "Resigned",
     "Flagged",
+    "Left",
     "Reason",
 )
 #: Where the game's ending names a seat, the tag that records it.
-_SEAT_TAG = {"resignation": "Resigned", "flag": "Flagged"}
+_SEAT_TAG = {
+    "resignation": "Resigned",
+    "flag": "Flagged",
+    "abandoned": "Left",
+    "draw-claimed": "Left",
+}
 
 
 @dataclass
@@ -343,6 +349,10 @@ def _finish(game: Game, tags: dict[str, str], count: int) -> None:
         try:
             if ending == "resignation":
                 game.resign(tags[tag])
+            elif ending == "abandoned":
+                game.abandon(tags[tag])
+            elif ending == "draw-claimed":
+                game.call_draw(tags[tag])
             else:
                 game.flag(tags[tag])
         except SternhalmaError as error:

@@ -163,6 +163,22 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     help="Seconds a player at an online table has for a first move before the game "
     "is aborted (docs/ratings.md).",
 )
+@setting(
+    "--public-url",
+    default=None,
+    metavar="URL",
+    help="The address people reach this server at (scheme://host[:port], e.g. behind a "
+    "reverse proxy), for the links to share; also an allowed origin. Default: the "
+    "address the browser used.",
+)
+@setting(
+    "--absent-claim",
+    default=30.0,
+    show_default=True,
+    type=click.FloatRange(1),
+    help="Seconds an online player may be away during a game before the others may "
+    "claim the seat (docs/protocol.md).",
+)
 @click.option(
     "--debug",
     is_flag=True,
@@ -188,6 +204,8 @@ def serve(
     account_age_hours: float,
     account_games: int,
     max_login_attempts: int,
+    public_url: str | None,
+    absent_claim: float,
 ) -> None:
     """Start the web app: the lobby, tables against the computer, on one screen and online.
 
@@ -233,6 +251,17 @@ def serve(
     )
     options["address_secret"] = address_secret or None
     options["first_move"] = first_move
+    options["absence"] = absent_claim
+    if public_url:
+        if (
+            not public_url.startswith(("http://", "https://"))
+            or public_url.rstrip("/").count("/") != 2
+        ):
+            raise click.BadParameter(
+                f"{public_url!r} is not an address like https://example.org",
+                param_hint="--public-url",
+            )
+        options["public_url"] = public_url.rstrip("/")
     options["host"] = host
     options["debug"] = debug
     settings = Settings(**options)  # type: ignore[arg-type]

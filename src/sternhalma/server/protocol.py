@@ -104,9 +104,31 @@ class Look:
     ply: int
 
 
-Command = Hello | MoveCommand | SeatCommand | Abort | Rematch | Look | Sit | Leave | Ping
+@dataclass(frozen=True)
+class Claim:
+    """Claim the seat of an online player who left (tables/claims.py): ``win`` or
+    ``draw`` with two players, ``computer`` or ``out`` with more."""
 
-KNOWN = "hello, move, undo, hint, resign, abort, rematch, look, sit, leave, ping"
+    seat: int
+    claim: str
+
+
+@dataclass(frozen=True)
+class Chat:
+    """A line for the table's chat (players' room or spectators', by who sends it);
+    ``identity`` names a spectator (the secret of a player this browser is)."""
+
+    text: str
+    identity: str | None
+
+
+Command = (
+    Hello | MoveCommand | SeatCommand | Abort | Rematch | Look | Sit | Leave | Ping | Claim | Chat
+)
+
+KNOWN = "hello, move, undo, hint, resign, abort, rematch, look, sit, leave, ping, claim, chat"
+#: The longest chat line (characters, after trimming).
+CHAT_LENGTH = 140
 
 
 def parse_command(data: object) -> Command:
@@ -144,6 +166,15 @@ def parse_command(data: object) -> Command:
         return Leave()
     if kind == "ping":
         return Ping()
+    if kind == "claim":
+        seat = _seat(data, required=True)
+        claim = data.get("claim")
+        if claim not in ("win", "draw", "computer", "out"):
+            raise ProtocolError('"claim" must be "win", "draw", "computer" or "out"')
+        assert seat is not None
+        return Claim(seat, claim)
+    if kind == "chat":
+        return Chat(parse_chat(data.get("text")), _optional_str(data, "identity"))
     if kind == "look":
         ply = _optional_int(data, "ply", minimum=0)
         if ply is None:
@@ -179,6 +210,21 @@ def parse_nickname(value: object) -> str:
         raise TableError("nickname", "a nickname cannot contain control or unassigned characters")
     if not low <= len(text) <= high:
         raise TableError("nickname", f"a nickname has {low} to {high} characters")
+    return text
+
+
+def parse_chat(value: object) -> str:
+    """A chat line: trimmed, inner white space collapsed, no control characters, 1 to
+    CHAT_LENGTH characters. It is shown as text, never read as markup."""
+    if not isinstance(value, str):
+        raise ProtocolError('"text" must be the line to say')
+    text = " ".join(value.split())
+    if any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn") for c in text):
+        raise TableError("chat", "a chat line cannot contain control or unassigned characters")
+    if not text:
+        raise TableError("chat", "type something to say")
+    if len(text) > CHAT_LENGTH:
+        raise TableError("chat-long", f"a chat line has at most {CHAT_LENGTH} characters")
     return text
 
 

@@ -10,6 +10,8 @@
 - ``players``: a nickname and the hash of the secret identity its browser keeps.
 - ``ratings`` (a player's rating per category) and ``rating_changes`` (what
   each rated game did to each player's rating).
+- ``chat_lines``: what was said at an online table, in the players' room or the
+  spectators' (storage/chat.py).
 """
 
 from __future__ import annotations
@@ -149,6 +151,23 @@ class RatingChangeRow(Base):
     after: Mapped[float] = mapped_column(Float)
     #: The player's rated games in this category before this one.
     games: Mapped[int] = mapped_column(Integer)
+
+
+class ChatRow(Base):
+    """One line of a table's chat (migration 0007_chat)."""
+
+    __tablename__ = "chat_lines"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(String(32), index=True)
+    #: ``players`` or ``spectators``.
+    room: Mapped[str] = mapped_column(String(16))
+    player_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    nickname: Mapped[str] = mapped_column(String(64))
+    #: The seat of a player who said it (None: a spectator).
+    seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    text: Mapped[str] = mapped_column(Text)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 def table_columns(connection: Connection, name: str) -> set[str]:

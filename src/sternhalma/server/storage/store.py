@@ -21,7 +21,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -29,7 +29,12 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, create_engine, delete, event, func, select, update
 from sqlalchemy.engine import Engine
-from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
 
 from sternhalma.jsontext import read_json
 from sternhalma.rating import ESTABLISHED_GAMES
@@ -57,6 +62,7 @@ from sternhalma.server.storage.identities import (
 from sternhalma.server.storage.saving import PendingCommit, save_all
 from sternhalma.server.storage.schema import (
     Base,
+    ChatRow,
     EventRow,
     PlayerRow,
     RatingChangeRow,
@@ -180,6 +186,13 @@ class Store:
             )
         self._batch_thread.shutdown()
         await self.engine.dispose()
+
+    @contextlib.asynccontextmanager
+    async def writing(self) -> AsyncIterator[AsyncSession]:
+        """A write transaction, behind this process's other writers on SQLite (for the
+        store's companions: storage/chat.py)."""
+        async with self._write, self.writes.begin() as session:
+            yield session
 
     # -- tables ---------------------------------------------------------------------
     @reachable
@@ -374,6 +387,7 @@ class Store:
             )
             if stale:
                 await session.execute(delete(EventRow).where(EventRow.table_id.in_(stale)))
+                await session.execute(delete(ChatRow).where(ChatRow.table_id.in_(stale)))
                 await session.execute(delete(TableRow).where(TableRow.id.in_(stale)))
             return stale
 

@@ -64,8 +64,7 @@ class Clocks:
             turn = table.game.turn
             if turn is None:
                 return
-            if turn != live.turn_seat:
-                live.turn_seat, live.turn_since = turn, self.now()
+            live.turn_began(turn, self.now())
             waits = [self.first_move * 1000 - (self.now() - live.turn_since)]
             if not table.first_move_pending(turn):
                 waits = []

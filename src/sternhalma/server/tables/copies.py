@@ -65,6 +65,10 @@ class Copies:
         #: Other processes share the tables (their events arrive through the bus).
         self.cluster = cluster
         self.live: dict[str, LiveTable] = {}
+        #: The first-move limit and the wait before a seat whose player left can be
+        #: claimed, in ms (``Tables`` sets them; every copy shows their countdowns).
+        self.first_move_ms = 60_000
+        self.absence_ms = 30_000
         #: Told of every change, in order (``Tables`` registers them).
         self.listeners: list[Listener] = []
         self._tasks: set[asyncio.Task[None]] = set()
@@ -85,7 +89,7 @@ class Copies:
         """Save a new table (with its creator's identity) and hold it here."""
         table.start_clock()
         await self.store.create(table.stored(), creator)
-        live = self.live[table.id] = LiveTable(table)
+        live = self.live[table.id] = self._live(table)
         self.changed(live)
         return live
 
@@ -114,9 +118,12 @@ class Copies:
         live = self.live.get(table_id)  # loaded by another command meanwhile
         if live is not None:
             return live
-        live = self.live[table_id] = LiveTable(self._rebuild(stored))
+        live = self.live[table_id] = self._live(self._rebuild(stored))
         self.changed(live, loaded=True)
         return live
+
+    def _live(self, table: Table) -> LiveTable:
+        return LiveTable(table, first_move_ms=self.first_move_ms, absence_ms=self.absence_ms)
 
     def _rebuild(self, stored: StoredTable) -> Table:
         rules = find_variant(stored.variant)

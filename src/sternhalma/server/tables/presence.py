@@ -37,6 +37,7 @@ class Presence:
         """A copy read (again) from the database starts with everyone who is here."""
         if loaded:
             live.present, live.watchers = self.everyone(live.id)
+        live.note_presence()
 
     async def join(self, live: LiveTable, key: int, seats: list[int]) -> None:
         """A connection watches ``table`` holding ``seats`` (or moved to other seats)."""
@@ -82,6 +83,7 @@ class Presence:
         if not again and everyone == (live.present, live.watchers) and last == here:
             return
         live.present, live.watchers = everyone
+        live.note_presence()
         self._told[live.id] = (*here, time.monotonic())
         await self.bus.publish(
             live.id,
@@ -90,6 +92,7 @@ class Presence:
                 "v": live.table.version,
                 "present": everyone[0],
                 "watchers": everyone[1],
+                "countdowns": live.countdowns(),
                 "here": {"present": here[0], "watchers": here[1]},
             },
         )
@@ -112,13 +115,17 @@ class Presence:
                 del self._elsewhere[table_id]
         present, everyone_watching = self.everyone(table_id)
         live = self.live.get(table_id)
+        countdowns: list[dict[str, Any]] = []
         if live is not None:
             live.present, live.watchers = present, everyone_watching
+            live.note_presence()
+            countdowns = live.countdowns()
         return {
             "type": "presence",
             "v": message.get("v"),
             "present": present,
             "watchers": everyone_watching,
+            "countdowns": countdowns,
         }
 
     async def refresh(self) -> None:
@@ -141,6 +148,7 @@ class Presence:
             here = self.here(table_id)
             if live is not None and (live.present, live.watchers) != here:
                 live.present, live.watchers = here
+                live.note_presence()
                 self.bus.deliver(
                     table_id,
                     {
@@ -148,5 +156,6 @@ class Presence:
                         "v": live.table.version,
                         "present": live.present,
                         "watchers": live.watchers,
+                        "countdowns": live.countdowns(),
                     },
                 )

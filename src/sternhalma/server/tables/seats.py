@@ -59,11 +59,14 @@ class Seat:
         data: dict[str, Any] = {"kind": self.kind, "level": self.level}
         if self.kind == "online":
             data.update(taken=self.taken, nickname=self.nickname, player=self.player)
+        elif self.player is not None:  # handed to the computer when its player left
+            data.update(nickname=self.nickname, player=self.player, handed=True)
         return data
 
     def stored(self) -> dict[str, Any]:
         data = self.public()
         data.pop("taken", None)
+        data.pop("handed", None)
         if self.token_hash is not None:
             data["token_hash"] = self.token_hash
         if self.origin is not None and self.origin.address_hash is not None:

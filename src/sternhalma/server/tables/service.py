@@ -15,7 +15,10 @@ only then broadcast with the whole public state through the bus.
 - ``computer`` (tables/computer_turns.py): the computer's turn and hints;
 - ``clocks`` (tables/clocks.py): the clock's watcher, flags and checkpoints;
 - ``presence`` (tables/presence.py): who is at a table now (not versioned);
-- ``following`` (tables/following.py): other processes' changes and the sweep (a cluster).
+- ``following`` (tables/following.py): other processes' changes and the sweep (a cluster);
+- ``claims`` (tables/claims.py): the others' claim on the seat of a player who left;
+- ``chat`` (tables/chat.py): the players' and the spectators' chat;
+- ``watching`` (tables/watching.py): the games being played, for the live list.
 
 A table itself is its stored state (``Table``, tables/table.py) and what only runs
 in this process (``LiveTable``, tables/live.py).
@@ -31,6 +34,8 @@ from sternhalma.clock import TimeSource, monotonic_ms
 from sternhalma.server.bus import Bus, MemoryBus, RedisBus
 from sternhalma.server.protocol import TableError
 from sternhalma.server.storage.store import Store
+from sternhalma.server.tables.chat import TableChat
+from sternhalma.server.tables.claims import Claims
 from sternhalma.server.tables.clocks import Clocks
 from sternhalma.server.tables.commands import Commands
 from sternhalma.server.tables.computer_turns import ComputerTurns
@@ -38,6 +43,7 @@ from sternhalma.server.tables.copies import Copies
 from sternhalma.server.tables.following import Following
 from sternhalma.server.tables.presence import Presence
 from sternhalma.server.tables.table import summary
+from sternhalma.server.tables.watching import Watching
 from sternhalma.server.thinking import Thinking
 
 log = logging.getLogger(__name__)
@@ -62,17 +68,23 @@ class Tables:
         checkpoint: float = 10.0,
         takeover: float = 10.0,
         first_move: float = 60.0,
+        absence: float = 30.0,
     ) -> None:
         self.store = store
         self.bus: Bus = bus or MemoryBus()
         cluster = isinstance(self.bus, RedisBus)
         self.copies = Copies(store, self.bus, now=now, checkpoint=checkpoint, cluster=cluster)
+        self.copies.first_move_ms = round(first_move * 1000)
+        self.copies.absence_ms = round(absence * 1000)
         self.presence = Presence(self.bus, self.copies.live)
         self.clocks = Clocks(self.copies, first_move=first_move)
         self.computer = ComputerTurns(self.copies, thinking, self.clocks, pause=pause)
         self.commands = Commands(self.copies, self.clocks)
         self.following = Following(self.copies, self.presence, self.computer, takeover=takeover)
         self.copies.listeners += [self.presence, self.clocks, self.computer]
+        self.claims = Claims(self.copies)
+        self.chat = TableChat(store, self.bus)
+        self.watching = Watching(store, self.presence)
         if isinstance(self.bus, RedisBus):
             self.bus.observer = self.following.observe
             self.bus.on_reconnect = self.following.sweep

@@ -49,6 +49,9 @@ def parse_moves_made(rules: Ruleset, value: object) -> tuple[int, ...] | None:
 
 #: Why a game was aborted: a player's button, or a first move that did not come in time.
 ABORTS = ("button", "no-first-move")
+#: What the others did with the seat of a player who left (tables/claims.py): counted
+#: as resigned ("abandoned"), a draw called (two players), or handed to the computer.
+CLAIMS = ("abandoned", "draw", "computer")
 
 
 @dataclass
@@ -61,8 +64,12 @@ class Action:
     resign: bool = False
     flag: bool = False
     abort: str | None = None
+    #: One of CLAIMS: ``seat`` is the seat of the player who left.
+    claim: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        if self.claim is not None:
+            return {"seat": self.seat, "claim": self.claim}
         if self.resign:
             return {"seat": self.seat, "resign": True}
         if self.flag:
@@ -74,12 +81,14 @@ class Action:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Action:
         abort = data.get("abort")
+        claim = data.get("claim")
         return cls(
             int(data["seat"]),
             data.get("move"),
             bool(data.get("resign", False)),
             bool(data.get("flag", False)),
             abort if abort in ABORTS else None,
+            claim if claim in CLAIMS else None,
         )
 
 
@@ -418,14 +427,21 @@ class Table:
         """The finished game for the ratings, when this table is rated and not yet rated."""
         if not self.rated or not self.game.is_over or self.ratings is not None or self.unrated:
             return None
-        computers = sum(1 for seat in self.seats if seat.kind == "computer")
+        # A seat handed to the computer (its player left) still belongs to its player.
+        computers = sum(1 for seat in self.seats if seat.kind == "computer" and not seat.player)
         if not is_rated(self.rules, rated_table=True, computer_seats=computers):
             return None
         players = tuple(seat.player for seat in self.seats if seat.player is not None)
         result = self.game.result
         if len(players) != len(self.seats) or result is None:
             return None
-        return RatedGame(self.rules.id, players, result.places)
+        # docs/ratings.md: a player who left and whose seat was handed to the computer is
+        # rated last, as if resigned when it was handed; the others by their places.
+        handed = {a.seat for a in self.actions if a.claim == "computer"}
+        places = tuple(
+            len(self.seats) if s in handed else place for s, place in enumerate(result.places)
+        )
+        return RatedGame(self.rules.id, players, places)
 
     def stored(self) -> StoredTable:
         return StoredTable(
@@ -498,6 +514,17 @@ class Table:
             self.game.clock.stop()
         return {"kind": "abort", "seat": seat, "abort": why}
 
+    def apply_claim(self, action: Action) -> None:
+        """The others' claim on the seat of a player who left (tables/claims.py): the game
+        ends by ``abandoned`` or ``draw-claimed``, or goes on with the computer in the
+        seat (the seat itself is changed by the caller; it is stored as changed)."""
+        if action.claim == "abandoned":
+            self.game.abandon(action.seat)
+        elif action.claim == "draw":
+            self.game.call_draw(action.seat)
+        self.actions.append(action)
+        self.generation += 1
+
     def replay(self, actions: list[Action], result: dict[str, Any] | None = None) -> None:
         """Rebuild the game from stored actions (checked by the referee again); the
         clock is attached afterwards, so replaying charges nobody's time.
@@ -529,6 +556,8 @@ class Table:
                 self.actions.append(action)
             elif action.abort is not None:
                 self.actions.append(action)
+            elif action.claim is not None:
+                self.apply_claim(action)
             elif action.move is not None:
                 self.play(action.seat, self.rules.parse_path(action.move))
 

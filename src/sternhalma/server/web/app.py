@@ -47,6 +47,7 @@ from sternhalma.server.web.connection import Connection
 from sternhalma.server.web.guard import Guard
 from sternhalma.server.web.layout import catalogue
 from sternhalma.server.web.review import Analyses, crossing_moves, legal_moves, record_plies
+from sternhalma.server.web.watching import watching_router
 
 #: The browser app: index.html, css/, js/, i18n/, howto/.
 WEB_ROOT = Path(__file__).resolve().parents[2] / "web"
@@ -109,6 +110,11 @@ class Settings:
     #: The key of address hashes (docs/deploy.md); None: the deployment's own, made at
     #: its first start and kept in the database.
     address_secret: str | None = None
+    #: Seconds a seat's player may be away during a game before the others may claim it.
+    absence: float = 30.0
+    #: The address people reach this server at (scheme://host[:port]), for the links to
+    #: share; None: the address the browser used.
+    public_url: str | None = None
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -147,6 +153,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             bus=bus,
             takeover=settings.takeover,
             first_move=settings.first_move,
+            absence=settings.absence,
         )
         await app.state.tables.resume()
         app.state.tables.start_tidying()
@@ -169,7 +176,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         docs_url=None,  # its page loads scripts from another site, which the CSP forbids
         redoc_url=None,
     )
-    app.add_middleware(Guard, bind=settings.host, origins=settings.allowed_origins)
+    public = (settings.public_url,) if settings.public_url else ()
+    app.add_middleware(Guard, bind=settings.host, origins=settings.allowed_origins + public)
+    app.include_router(watching_router(settings.web_root))
 
     @app.exception_handler(SternhalmaError)
     async def refused(_request: Request, error: SternhalmaError) -> JSONResponse:
@@ -192,7 +201,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/api/variants")
     async def variants() -> dict[str, Any]:
-        return {**catalogue(), "levels": list(LEVELS), "protocol": PROTOCOL_VERSION}
+        return {
+            **catalogue(),
+            "levels": list(LEVELS),
+            "protocol": PROTOCOL_VERSION,
+            "public_url": settings.public_url,
+        }
 
     @app.post("/api/tables")
     async def create_table(request: Request) -> dict[str, Any]:

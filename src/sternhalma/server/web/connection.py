@@ -24,6 +24,8 @@ from sternhalma.server.bus import encode
 from sternhalma.server.protocol import (
     PROTOCOL_VERSION,
     Abort,
+    Chat,
+    Claim,
     Hello,
     Leave,
     Look,
@@ -69,6 +71,8 @@ class Connection:
         self.tables = tables
         self.table_id = table_id
         self.token: str | None = None
+        #: The seats this connection's token holds (which chat rooms it hears).
+        self.seats: list[int] = []
         self.outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.limits = limits
         self.own = ConnectionLimits(limits, asyncio.get_running_loop().time)
@@ -87,7 +91,7 @@ class Connection:
             await self.websocket.close(code=CLOSE_TRY_LATER if unavailable else CLOSE_NO_TABLE)
             return
         sender = asyncio.create_task(self._send_loop())
-        unsubscribe = self.tables.bus.subscribe(self.table_id, self.outbox.put_nowait)
+        unsubscribe = self.tables.bus.subscribe(self.table_id, self._hear)
         key = id(self)
         try:
             while True:
@@ -114,6 +118,15 @@ class Connection:
             sender.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await sender
+
+    def _hear(self, message: dict[str, Any]) -> None:
+        """A table's message for this viewer, unless it is a chat line of a room this
+        viewer does not hear (tables/chat.py)."""
+        if message.get("type") == "chat":
+            live = self.tables.copies.live.get(self.table_id)
+            if live is None or not self.tables.chat.hears(live, self.seats, message):
+                return
+        self.outbox.put_nowait(message)
 
     async def _flush(self) -> None:
         """Send what is queued before closing."""
@@ -209,14 +222,24 @@ class Connection:
                 address=self.address,
             )
             self.token = reply["token"]
+            self.seats = table.seats_of(self.token)
+            reply["chat"] = await tables.chat.history(live, self.seats)
             self.outbox.put_nowait(reply)
-            await tables.presence.join(live, id(self), table.seats_of(self.token))
+            await tables.presence.join(live, id(self), self.seats)
         elif isinstance(command, Leave):
             await self._count_seat_change(None)
             await tables.commands.leave(live, self.token)
+            self.seats = []
             await tables.presence.join(live, id(self), [])
+            self.outbox.put_nowait(
+                {"type": "chat-history", "lines": await tables.chat.history(live, [])}
+            )
         elif isinstance(command, Ping):
             self.outbox.put_nowait({"type": "pong", "v": table.version})
+        elif isinstance(command, Claim):
+            await tables.claims.claim(live, self.token, command.seat, command.claim)
+        elif isinstance(command, Chat):
+            await tables.chat.say(live, self.token, command.text, command.identity)
         else:  # pragma: no cover - parse_command returns only the commands above
             raise ProtocolError("unknown command")
 
@@ -237,6 +260,7 @@ class Connection:
         missed = None
         if since is not None and since <= table.version:
             missed = await self.tables.store.events_since(table.id, since)
+        self.seats = seats
         self.outbox.put_nowait(
             {
                 "type": "welcome",
@@ -245,6 +269,7 @@ class Connection:
                 "seats": seats,
                 "missed": missed,
                 "state": live.state(),
+                "chat": await self.tables.chat.history(live, seats),
             }
         )
         await self.tables.presence.join(live, id(self), seats)

@@ -4,6 +4,7 @@
 
 import { catalogue, createTable, identity, openTables } from "./api.js";
 import { ratingBadge, unratedForMe } from "./account-api.js";
+import { LIVE_SECTION, showLive } from "./lobby-live.js";
 import { swatch } from "./svg.js";
 import { has, t, translate } from "./i18n.js";
 import { recordsFor } from "./records.js";
@@ -81,6 +82,7 @@ export async function showLobby(root, navigate) {
         <div id="open-list"></div>
         <p><a href="/ratings" data-link data-i18n="nav.ratings"></a></p>
       </section>
+      ${LIVE_SECTION}
       <section class="card records" aria-labelledby="records-title">
         <h2 id="records-title" data-i18n="records.title"></h2>
         <p class="hint" data-i18n="records.help"></p>
@@ -350,8 +352,10 @@ export async function showLobby(root, navigate) {
   update();
   refreshOpen();
   const timer = setInterval(refreshOpen, 5000);
+  const stopLive = showLive($("#live-list"));
   return () => {
     clearInterval(timer);
+    stopLive();
     document.removeEventListener("languagechange", relabel);
   };
 }

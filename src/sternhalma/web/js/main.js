@@ -9,6 +9,7 @@ import { showProfile } from "./profile.js";
 import { showPuzzle } from "./puzzle.js";
 import { showRatings } from "./ratings.js";
 import { showTable } from "./table/page.js";
+import { showWatch } from "./watch.js";
 
 const app = document.getElementById("app");
 let leave = null;
@@ -29,11 +30,13 @@ async function route() {
   const puzzle = path === "/puzzle/crossing";
   const player = path.match(/^\/@\/([^/]+)$/);
   const account = path === "/account";
-  document.body.dataset.view = table ? "table" : howto ? "howto" : ratings ? "ratings"
+  const watch = path === "/watch";
+  document.body.dataset.view = table || watch ? "table" : howto ? "howto" : ratings ? "ratings"
     : analysis ? "analysis" : puzzle ? "puzzle" : player ? "profile" : account ? "account" : "lobby";
   if (table) leave = await showTable(app, table[1], navigate);
   else if (analysis) leave = await showAnalysis(app);
   else if (puzzle) leave = await showPuzzle(app);
+  else if (watch) leave = await showWatch(app, navigate);
   else if (howto) leave = await showHowTo(app, howto[1]);
   else if (ratings) leave = await showRatings(app);
   else if (player) leave = await showProfile(app, decodeURIComponent(player[1]));

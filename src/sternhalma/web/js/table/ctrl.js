@@ -35,6 +35,8 @@ export class TableCtrl {
     this.looked = null; // the server's answer to the last look: {ply, position}
     this.notice = "";
     this.recorded = false; // the game counted in this browser's records
+    this.chat = []; // the chat lines this viewer may read (view-chat.js)
+    this.publicUrl = null; // the address to share links with (serve --public-url)
     this.inbox = [];
     this.working = false;
     this.socket = new TableSocket(
@@ -73,6 +75,7 @@ export class TableCtrl {
         this.mySeats = message.seats;
         const missed = this.state && message.missed ? message.missed.filter((e) => e.event.kind === "move" && e.v > this.state.v) : [];
         if (missed.length) this.notice = t("online.missed", { n: missed.length });
+        this.chat = message.chat || [];
         this.setState(message.state);
         break;
       }
@@ -83,6 +86,8 @@ export class TableCtrl {
         if (this.state) {
           this.state.present = message.present;
           this.state.watchers = message.watchers;
+          if (message.countdowns) this.state.countdowns = message.countdowns;
+          this.receivedAt = performance.now();
           this.hooks.redraw();
         }
         break;
@@ -90,11 +95,20 @@ export class TableCtrl {
         rememberToken(this.id, message.token);
         rememberIdentity(message.player);
         this.mySeats = [message.seat];
+        if (message.chat) this.chat = message.chat;
         this.notice = "";
         if (this.state) this.hooks.redraw();
         break;
       case "event":
         await this.happened(message);
+        break;
+      case "chat":
+        this.chat.push(message.line);
+        this.hooks.redraw();
+        break;
+      case "chat-history":
+        this.chat = message.lines;
+        this.hooks.redraw();
         break;
       case "error":
         if (!this.state && message.code === "no-table") {
@@ -147,6 +161,7 @@ export class TableCtrl {
       return;
     }
     if (event.kind === "error" && event.code === "computer-failed") this.notice = t("error.computer");
+    this.hooks.heard?.(message);
     this.setState(message.state);
   }
 
@@ -206,6 +221,22 @@ export class TableCtrl {
   resign() {
     const seat = this.isMine(this.state.turn) ? this.state.turn : this.mySeats.length === 1 ? this.mySeats[0] : undefined;
     this.socket.send({ type: "resign", seat });
+  }
+
+  /** Claims the seat of a player who left: "win", "draw", "computer" or "out". */
+  claim(seat, claim) {
+    this.socket.send({ type: "claim", seat, claim });
+  }
+
+  /** Says ``text`` at the table (a spectator under this browser's identity). */
+  speak(text) {
+    const who = identity();
+    this.socket.send({ type: "chat", text, identity: who ? who.secret : null });
+  }
+
+  /** The ms left of a countdown (view-absent.js) now: it runs down from when it came. */
+  countdownLeft(countdown) {
+    return countdown.left - (performance.now() - this.receivedAt);
   }
 
   abort() {

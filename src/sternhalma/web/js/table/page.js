@@ -7,6 +7,9 @@ import { ask } from "../dialogs.js";
 import { t, translate } from "../i18n.js";
 import { variantName } from "../words.js";
 import { TableCtrl } from "./ctrl.js";
+import { soundView } from "./sound.js";
+import { absentView } from "./view-absent.js";
+import { chatView } from "./view-chat.js";
 import { actionsView } from "./view-actions.js";
 import { BoardView } from "./view-board.js";
 import { clocksView } from "./view-clocks.js";
@@ -23,6 +26,7 @@ const PAGE = `
       <p id="table-info" class="hint table-info"></p>
       <p id="status" class="status" role="status" aria-live="polite"></p>
       <p id="notice" class="notice" role="alert"></p>
+      <section id="countdowns" class="countdowns" hidden aria-live="polite"></section>
     </div>
     <div class="board-area">
       <div class="board-wrap" id="board"></div>
@@ -34,6 +38,7 @@ const PAGE = `
       <section id="waiting" class="waiting card" hidden aria-labelledby="waiting-title">
         <h2 id="waiting-title" data-i18n="online.waiting"></h2>
         <p class="hint" data-i18n="online.share"></p>
+        <p class="hint" id="share-local" data-i18n="online.shareLocal" hidden></p>
         <div class="share">
           <input id="share-link" readonly aria-labelledby="waiting-title">
           <button type="button" id="copy-link" data-i18n="online.copy"></button>
@@ -69,6 +74,16 @@ const PAGE = `
           <a href="/" data-link class="button" data-i18n="action.lobby"></a>
         </div>
       </section>
+      <section id="chat" class="chat card" hidden aria-labelledby="chat-title">
+        <h2 id="chat-title"></h2>
+        <ul id="chat-lines" class="chat-lines" aria-live="polite"></ul>
+        <form id="chat-form" class="chat-form">
+          <input id="chat-text" maxlength="140" autocomplete="off" data-i18n-attr="aria-label:chat.say">
+          <button type="submit" data-i18n="chat.send"></button>
+        </form>
+        <p id="chat-who" class="hint" data-i18n="chat.needName" hidden></p>
+      </section>
+      <label class="check sound"><input type="checkbox" id="sound"> <span data-i18n="sound.on"></span></label>
       <section class="moves" aria-labelledby="moves-title">
         <h2 id="moves-title" data-i18n="moves.title"></h2>
         <ol id="move-list" class="move-list"></ol>
@@ -89,7 +104,11 @@ export async function showTable(root, id, navigate) {
     confirmOut: () => ask(t("confirm.out"), t("confirm.play"), t("confirm.cancel")),
     navigate,
     missing: () => showMissing(root),
+    heard: (message) => sound.heard(message),
   });
+  ctrl.publicUrl = data.public_url || null;
+  const sound = soundView($, ctrl);
+  const absent = absentView($, ctrl);
   const renderStatus = statusView($, ctrl);
   const clocks = clocksView(root, ctrl);
   const views = [
@@ -99,6 +118,8 @@ export async function showTable(root, id, navigate) {
     onlineView($, ctrl),
     movesView($, ctrl, () => board.focus()),
     resultView($, ctrl),
+    absent.render,
+    chatView($, ctrl),
   ];
 
   function redraw() {
@@ -135,6 +156,8 @@ export async function showTable(root, id, navigate) {
   document.addEventListener("languagechange", relabel);
   return () => {
     clocks.stop();
+    absent.stop();
+    sound.stop();
     board?.dispose();
     document.removeEventListener("languagechange", relabel);
     ctrl.close();

@@ -36,7 +36,10 @@ export function onlineView($, ctrl) {
     }
     const waiting = state.status === "waiting";
     $("#waiting").hidden = !waiting;
-    $("#share-link").value = `${location.origin}/table/${ctrl.id}`;
+    // The address the browser used, or the one the server was told people reach it at.
+    $("#share-link").value = `${ctrl.publicUrl || location.origin}/table/${ctrl.id}`;
+    const loopback = /^(localhost|127\.|\[::1\])/.test(location.hostname);
+    $("#share-local").hidden = !waiting || Boolean(ctrl.publicUrl) || !loopback;
     $("#sit-form").hidden = !waiting || mySeats.length > 0;
     $("#leave").hidden = !waiting || !mySeats.length;
     const info = [];
