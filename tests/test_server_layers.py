@@ -15,7 +15,8 @@ ALLOWED = {
     "storage": {"protocol", "storage"},
     "thinking": {"thinking"},
     "tables": {"protocol", "bus", "storage", "thinking", "tables"},
-    "web": {"protocol", "bus", "storage", "thinking", "tables", "web"},
+    "pool": {"protocol", "bus", "storage", "tables", "pool"},
+    "web": {"protocol", "bus", "storage", "thinking", "tables", "pool", "web"},
 }
 
 

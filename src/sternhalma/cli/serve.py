@@ -134,6 +134,13 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     help="Seconds a player at an online table has for a first move before the game "
     "is aborted (docs/ratings.md).",
 )
+@setting(
+    "--pool-computers-after",
+    default=60.0,
+    show_default=True,
+    type=click.FloatRange(1),
+    help="Seconds a player waits in a 3-6-player pool before computer seats are offered.",
+)
 @click.option(
     "--debug",
     is_flag=True,
@@ -155,6 +162,7 @@ def serve(
     max_new_identities: int,
     same_address_hours: float,
     first_move: float,
+    pool_computers_after: float,
 ) -> None:
     """Start the web app: the lobby, tables against the computer, on one screen and online.
 
@@ -192,6 +200,9 @@ def serve(
         per_hour=max_new_identities, same_address=same_address_hours * HOUR
     )
     options["first_move"] = first_move
+    from sternhalma.server.pool.service import PoolSettings
+
+    options["pool"] = PoolSettings(computers_after=pool_computers_after)
     options["host"] = host
     options["debug"] = debug
     settings = Settings(**options)  # type: ignore[arg-type]

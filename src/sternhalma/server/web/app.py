@@ -26,6 +26,7 @@ from sternhalma.jsontext import JsonTextError, read_json
 from sternhalma.players import LEVELS
 from sternhalma.rules import VARIANTS
 from sternhalma.server.bus import Bus, MemoryBus, RedisBus
+from sternhalma.server.pool.service import Pools, PoolSettings
 from sternhalma.server.protocol import (
     MAX_BODY,
     PROTOCOL_VERSION,
@@ -41,6 +42,7 @@ from sternhalma.server.thinking import Pool, Queue, Thinking
 from sternhalma.server.web.connection import AddressLimits, Connection, Limits, PerAddress
 from sternhalma.server.web.guard import Guard
 from sternhalma.server.web.layout import catalogue
+from sternhalma.server.web.pool_socket import router as pool_router
 from sternhalma.server.web.review import Analyses, crossing_moves, legal_moves, record_plies
 
 #: The browser app: index.html, css/, js/, i18n/, howto/.
@@ -94,6 +96,8 @@ class Settings:
     identities: IdentityRules = field(default_factory=IdentityRules)
     #: Seconds a player at an online table has for a first move before the game is aborted.
     first_move: float = 60.0
+    #: The seek pool: pairing rounds, when computer seats are offered (server/pool/).
+    pool: PoolSettings = field(default_factory=PoolSettings)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -127,11 +131,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         await app.state.tables.resume()
         app.state.tables.start_tidying()
+        app.state.pool = Pools(app.state.tables, settings.pool)
+        app.state.pool.start()
         if isinstance(bus, RedisBus):
             app.state.tables.following.start(settings.sweep)
         try:
             yield
         finally:
+            app.state.pool.close()
             await app.state.tables.close()
             if isinstance(bus, RedisBus):
                 await bus.close()
@@ -146,6 +153,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.add_middleware(Guard, bind=settings.host, origins=settings.allowed_origins)
+    app.state.per_address = per_address
+    app.include_router(pool_router)
 
     @app.exception_handler(SternhalmaError)
     async def refused(_request: Request, error: SternhalmaError) -> JSONResponse:
