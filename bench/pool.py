@@ -126,6 +126,18 @@ async def run(servers: list[Server], count: int, rate: float, timeout: float) ->
             f"p99 {percentile(latencies, 0.99):.0f} ms, max {max(latencies):.0f} ms, "
             f"mean {statistics.fmean(latencies):.0f} ms"
         )
+    across = [
+        s.latency * 1000
+        for people in by_table.values()
+        if len(people) == 2 and people[0].server is not people[1].server
+        for s in people
+        if s.latency is not None
+    ]
+    if across and len(across) < len(latencies):
+        print(
+            f"  of which pairs across the two processes: {len(across) // 2} tables, "
+            f"p50 {percentile(across, 0.5):.0f} ms, p99 {percentile(across, 0.99):.0f} ms"
+        )
     print(f"tables: {len(by_table)}; paired twice: {len(twice)}; lost: {len(lost)}")
     print(
         f"tables without exactly two seekers: {len(wrong_tables)}; seats not theirs: {mismatched}"
@@ -141,7 +153,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--setup", choices=("cluster", "sqlite"), default="cluster")
     parser.add_argument("--seekers", type=int, default=1000)
-    parser.add_argument("--rate", type=float, default=100.0, help="seekers arriving a second")
+    parser.add_argument("--rate", type=float, default=50.0, help="seekers arriving a second")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds a seeker waits")
     options = parser.parse_args()
     if options.seekers % 2:

@@ -225,17 +225,22 @@ class Pools:
             await self.seeks.forget_stale(self.settings.stale)
 
     async def _announce(self, paired: list[Seek]) -> None:
-        """Tell every paired seeker (through the bus: its websocket may be elsewhere) and
-        load the new tables here, so their clocks and first-move limits run."""
+        """Tell every paired seeker (through the bus: its websocket may be elsewhere), and
+        load the new tables here in the background, so their clocks and first-move
+        limits run even if nobody comes (the next round does not wait for them)."""
         for seek in paired:
             await self.tables.bus.publish(
                 CHANNEL + seek.id,
                 {"type": "pool-paired", "table": seek.table_id, "seat": seek.seat},
             )
-        for table_id in {seek.table_id for seek in paired if seek.table_id is not None}:
+        tables = sorted({seek.table_id for seek in paired if seek.table_id is not None})
+        self.tables.copies.spawn(self._load(tables))
+
+    async def _load(self, tables: list[str]) -> None:
+        for table_id in tables:
             try:
                 await self.tables.copies.get(table_id)
-            except TableError:
+            except Exception:
                 log.exception("a paired table %s could not be loaded", table_id)
 
     def planner(self, key: PoolKey) -> Planner:
