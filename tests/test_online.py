@@ -663,7 +663,7 @@ def test_a_part_one_database_is_upgraded_and_its_games_go_on(tmp_path: Path) -> 
             assert receive_until(ws, event_of("move", 1))["state"]["v"] == 2
     with sqlite3.connect(path) as connection:
         assert connection.execute("SELECT version_num FROM alembic_version").fetchall() == [
-            ("0004",)
+            ("0006_pool",)
         ]
 
 
