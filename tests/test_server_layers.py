@@ -16,7 +16,8 @@ ALLOWED = {
     "accounts": {"protocol", "storage", "accounts"},
     "thinking": {"thinking"},
     "tables": {"protocol", "bus", "storage", "thinking", "tables"},
-    "web": {"protocol", "bus", "storage", "thinking", "tables", "accounts", "web"},
+    "pool": {"protocol", "bus", "storage", "tables", "pool"},
+    "web": {"protocol", "bus", "storage", "thinking", "tables", "accounts", "pool", "web"},
 }
 
 

@@ -179,6 +179,13 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     help="Seconds an online player may be away during a game before the others may "
     "claim the seat (docs/protocol.md).",
 )
+@setting(
+    "--pool-computers-after",
+    default=60.0,
+    show_default=True,
+    type=click.FloatRange(1),
+    help="Seconds a player waits in a 3-6-player pool before computer seats are offered.",
+)
 @click.option(
     "--debug",
     is_flag=True,
@@ -206,6 +213,7 @@ def serve(
     max_login_attempts: int,
     public_url: str | None,
     absent_claim: float,
+    pool_computers_after: float,
 ) -> None:
     """Start the web app: the lobby, tables against the computer, on one screen and online.
 
@@ -262,6 +270,9 @@ def serve(
                 param_hint="--public-url",
             )
         options["public_url"] = public_url.rstrip("/")
+    from sternhalma.server.pool.service import PoolSettings
+
+    options["pool"] = PoolSettings(computers_after=pool_computers_after)
     options["host"] = host
     options["debug"] = debug
     settings = Settings(**options)  # type: ignore[arg-type]

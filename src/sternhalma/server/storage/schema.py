@@ -176,3 +176,36 @@ def table_columns(connection: Connection, name: str) -> set[str]:
     if not inspector.has_table(name):
         return set()
     return {column["name"] for column in inspector.get_columns(name)}
+
+
+class SeekRow(Base):
+    """A player waiting in a pool (issue 23, migration 0008_pool; server/pool/). The database is
+    the pool: every process pairs from these rows in a transaction (docs/deploy.md)."""
+
+    __tablename__ = "seeks"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    #: The kind of game: "variant|clock|rated" (server/pool/planning.py ``PoolKey``).
+    pool: Mapped[str] = mapped_column(String(80))
+    #: One seek per player at a time.
+    player_id: Mapped[str] = mapped_column(String(32), unique=True)
+    nickname: Mapped[str] = mapped_column(String(64))
+    #: The player's rating in the variant when they joined (1500 for a newcomer).
+    rating: Mapped[float] = mapped_column(Float)
+    #: Where and when the identity was made (a rated pool pairs no identities that
+    #: would make the game unrated, docs/ratings.md).
+    address_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    identity_made: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    #: SHA-256 of the seat token the joining process keeps for the player.
+    token_hash: Mapped[str] = mapped_column(String(64))
+    #: The player agreed to start with computer seats (3–6-player pools).
+    computers: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    #: Refreshed by the process holding the player's websocket: a seek not seen for a
+    #: while belongs to a process that went away and is removed.
+    seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    #: Once paired: the table and the seat (the row goes when the player was told).
+    table_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
+    __table_args__ = (Index("ix_seeks_pool", "pool", "table_id"),)

@@ -27,6 +27,7 @@ from sternhalma.players import LEVELS
 from sternhalma.rules import VARIANTS
 from sternhalma.server.accounts.service import AccountRules
 from sternhalma.server.bus import Bus, MemoryBus, RedisBus
+from sternhalma.server.pool.service import Pools, PoolSettings
 from sternhalma.server.protocol import (
     MAX_BODY,
     PROTOCOL_VERSION,
@@ -46,6 +47,7 @@ from sternhalma.server.web.admission import AddressLimits, Admission, Capacity, 
 from sternhalma.server.web.connection import Connection
 from sternhalma.server.web.guard import Guard
 from sternhalma.server.web.layout import catalogue
+from sternhalma.server.web.pool_socket import router as pool_router
 from sternhalma.server.web.review import Analyses, crossing_moves, legal_moves, record_plies
 from sternhalma.server.web.watching import watching_router
 
@@ -115,6 +117,8 @@ class Settings:
     #: The address people reach this server at (scheme://host[:port]), for the links to
     #: share; None: the address the browser used.
     public_url: str | None = None
+    #: The seek pool: pairing rounds, when computer seats are offered (server/pool/).
+    pool: PoolSettings = field(default_factory=PoolSettings)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -157,11 +161,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         await app.state.tables.resume()
         app.state.tables.start_tidying()
+        app.state.pool = Pools(app.state.tables, settings.pool)
+        app.state.pool.start()
         if isinstance(bus, RedisBus):
             app.state.tables.following.start(settings.sweep)
         try:
             yield
         finally:
+            app.state.pool.close()
             await app.state.tables.close()
             if isinstance(bus, RedisBus):
                 await bus.close()
@@ -179,6 +186,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     public = (settings.public_url,) if settings.public_url else ()
     app.add_middleware(Guard, bind=settings.host, origins=settings.allowed_origins + public)
     app.include_router(watching_router(settings.web_root))
+    app.include_router(pool_router)
 
     @app.exception_handler(SternhalmaError)
     async def refused(_request: Request, error: SternhalmaError) -> JSONResponse:

@@ -8,6 +8,8 @@ import { LIVE_SECTION, showLive } from "./lobby-live.js";
 import { swatch } from "./svg.js";
 import { has, t, translate } from "./i18n.js";
 import { recordsFor } from "./records.js";
+import { showPool } from "./pool.js";
+import { noteProvisional } from "./rated-notes.js";
 import { colourName, variantName } from "./words.js";
 
 export const GAMES = ["chinese-checkers", "capture", "halma"];
@@ -43,6 +45,7 @@ export async function showLobby(root, navigate) {
         <h1 data-i18n="lobby.title"></h1>
         <p class="tagline" id="tagline"></p>
       </div>
+      <section id="pool-card" class="card pool" aria-labelledby="pool-title"></section>
       <form id="new-game" class="card">
         <fieldset class="games">
           <legend data-i18n="lobby.game"></legend>
@@ -188,6 +191,7 @@ export async function showLobby(root, navigate) {
     rated.disabled = reason !== null;
     rated.checked = reason === null && choice.rated;
     $("#rated-note").textContent = reason ? t(reason) : t("lobby.ratedHelp");
+    if (!reason && rated.checked) noteProvisional($("#rated-note"), variant.id);
     fillDeadline();
   }
 
@@ -350,10 +354,12 @@ export async function showLobby(root, navigate) {
   };
   document.addEventListener("languagechange", relabel);
   update();
+  const leavePool = showPool($("#pool-card"), navigate, data);
   refreshOpen();
   const timer = setInterval(refreshOpen, 5000);
   const stopLive = showLive($("#live-list"));
   return () => {
+    leavePool();
     clearInterval(timer);
     stopLive();
     document.removeEventListener("languagechange", relabel);
