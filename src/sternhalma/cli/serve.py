@@ -134,6 +134,14 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     help="Seconds a player at an online table has for a first move before the game "
     "is aborted (docs/ratings.md).",
 )
+@setting(
+    "--keep-finished-days",
+    default=30.0,
+    show_default=True,
+    type=click.FloatRange(0, 36500),
+    help="Days a finished table that changed no rating (unrated or aborted) is kept before it "
+    "is removed (0: for good); rated games are always kept.",
+)
 @click.option(
     "--debug",
     is_flag=True,
@@ -155,6 +163,7 @@ def serve(
     max_new_identities: int,
     same_address_hours: float,
     first_move: float,
+    keep_finished_days: float,
 ) -> None:
     """Start the web app: the lobby, tables against the computer, on one screen and online.
 
@@ -192,6 +201,7 @@ def serve(
         per_hour=max_new_identities, same_address=same_address_hours * HOUR
     )
     options["first_move"] = first_move
+    options["keep_finished"] = keep_finished_days * 24 * HOUR
     options["host"] = host
     options["debug"] = debug
     settings = Settings(**options)  # type: ignore[arg-type]

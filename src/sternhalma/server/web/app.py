@@ -94,6 +94,9 @@ class Settings:
     identities: IdentityRules = field(default_factory=IdentityRules)
     #: Seconds a player at an online table has for a first move before the game is aborted.
     first_move: float = 60.0
+    #: Seconds a finished table that changed no rating is kept before the tidying removes
+    #: it (0: for good); rated games are always kept.
+    keep_finished: float = 30 * 24 * 3600.0
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -124,6 +127,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             bus=bus,
             takeover=settings.takeover,
             first_move=settings.first_move,
+            keep_finished=settings.keep_finished,
         )
         await app.state.tables.resume()
         app.state.tables.start_tidying()
@@ -183,12 +187,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise ProtocolError('"identity" must be the secret your browser keeps')
         if not isinstance(body.get("rated", False), bool):
             raise ProtocolError('"rated" must be true or false')
-        if not per_address.may_create(address_of(request)):
-            raise TableError(
-                "too-many",
-                f"too many new tables from your address; at most {settings.per_address.tables} "
-                f"in {settings.per_address.window / 60:g} minutes",
-            )
+        per_address.count_table(address_of(request))
         tables: Tables = request.app.state.tables
         live, token, player = await tables.commands.create(
             body["variant"],

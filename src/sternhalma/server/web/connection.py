@@ -135,6 +135,16 @@ class PerAddress:
         """Count one more new table from ``address``, if it is within the limit."""
         return self.created.take(address)
 
+    def count_table(self, address: str) -> None:
+        """Count one more new table (or rematch) from ``address``; TableError("too-many")
+        over the limit."""
+        if not self.may_create(address):
+            raise TableError(
+                "too-many",
+                f"too many new tables from your address; at most {self.limits.tables} "
+                f"in {self.limits.window / 60:g} minutes",
+            )
+
 
 class RateLimit:
     """A token bucket of ``burst`` tokens refilled at ``rate`` a second, on the loop's clock."""
@@ -305,7 +315,9 @@ class Connection:
         elif isinstance(command, Abort):
             await tables.commands.abort(live, self.token)
         elif isinstance(command, Rematch):
-            await tables.commands.rematch(live, self.token)
+            await tables.commands.rematch(
+                live, self.token, count_new=lambda: self.per_address.count_table(self.address)
+            )
         elif isinstance(command, Look):
             self.outbox.put_nowait(
                 {"type": "look", "ply": command.ply, "position": table.position_after(command.ply)}
