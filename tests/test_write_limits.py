@@ -4,14 +4,27 @@ identity is written, so clients racing each other get no more than one at a time
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
+import hashlib
 import sqlite3
 from pathlib import Path
 
+import pytest
+from helpers import run_apart
+from sqlalchemy import func, select
 from test_fair_play import OPEN, new_game, play_first_moves
 from test_online import create, make_client, reply_to, socket
 from test_server import PERSON, event_of, receive_until
+from test_store import new_table, postgres, url
 
+from sternhalma.server.protocol import TableError
+from sternhalma.server.storage.identities import IdentityRules, hash_address
+from sternhalma.server.storage.schema import PlayerRow
+from sternhalma.server.storage.store import Store
 from sternhalma.server.web.connection import AddressLimits
+
+__all__ = ["postgres", "url"]  # the store tests' fixtures: an SQLite file and PostgreSQL 15
 
 
 def test_a_rematch_loop_counts_against_the_new_tables_limit(tmp_path: Path) -> None:
@@ -53,9 +66,7 @@ def test_a_rematch_loop_counts_against_the_new_tables_limit(tmp_path: Path) -> N
         with sqlite3.connect(tmp_path / "loop.db") as connection:
             assert connection.execute("SELECT count(*) FROM tables").fetchone()[0] == 3
         # A table on one screen counts as well.
-        local = client.post(
-            "/api/tables", json={"variant": "classic-2", "seats": [PERSON, PERSON]}
-        )
+        local = client.post("/api/tables", json={"variant": "classic-2", "seats": [PERSON, PERSON]})
         assert local.status_code == 429
 
 
@@ -115,3 +126,61 @@ def test_finished_tables_are_kept_for_good_with_a_retention_of_zero(tmp_path: Pa
         assert client.get(f"/api/tables/{table['id']}").status_code == 200
 
 
+# -- new identities racing each other -----------------------------------------------------
+
+
+async def racing_identities(url: str, address: str) -> tuple[list[object], list[object], int]:
+    """30 new tables, each by a new identity, all at once from one address, and 25 sits
+    by new identities at once from another, through two stores (two server processes on
+    one database). The outcomes of the creates and the sits, and the players made."""
+    rules = IdentityRules(per_hour=5, same_address=0)
+    stores = [Store(url, rules), Store(url, rules)]
+    for store in stores:
+        await store.open()
+    try:
+        tag = hashlib.sha256(address.encode()).hexdigest()[:6]
+
+        async def create(n: int) -> None:
+            store = stores[n % 2]
+            identity = await store.identity(f"C{n:02d}{tag}", None, address)
+            await store.create(new_table(f"c{tag}{n}"), identity)
+
+        creates = await asyncio.gather(*(create(n) for n in range(30)), return_exceptions=True)
+        # Tables to sit at, made without identities; then 25 sits by new identities.
+        for n in range(25):
+            await stores[0].create(new_table(f"s{tag}{n}"))
+
+        async def sit(n: int) -> None:
+            store = stores[n % 2]
+            identity = await store.identity(f"S{n:02d}{tag}", None, address + " sits")
+            table = dataclasses.replace(new_table(f"s{tag}{n}"), version=1)
+            await store.commit(table, {"kind": "sit", "seat": 0}, expected=0, identity=identity)
+
+        sits = await asyncio.gather(*(sit(n) for n in range(25)), return_exceptions=True)
+        async with stores[0].sessions() as session:
+            players = await session.scalar(
+                select(func.count())
+                .select_from(PlayerRow)
+                .where(
+                    PlayerRow.address_hash.in_([hash_address(address + t) for t in ("", " sits")])
+                )
+            )
+        return creates, sits, int(players or 0)
+    finally:
+        for store in stores:
+            await store.close()
+
+
+def test_racing_new_identities_from_one_address_stay_within_the_hourly_limit(
+    url: str, request: pytest.FixtureRequest
+) -> None:
+    address = f"203.0.113.7 ({request.node.callspec.id})"
+    creates, sits, players = run_apart(racing_identities(url, address))
+    refused = [o for o in [*creates, *sits] if isinstance(o, TableError)]
+    others = [o for o in [*creates, *sits] if o is not None and not isinstance(o, TableError)]
+    assert others == []
+    assert {error.code for error in refused} == {"too-many-identities"}
+    assert [o for o in creates if o is None] == [None] * 5
+    assert [o for o in sits if o is None] == [None] * 5
+    assert len(refused) == 25 + 20
+    assert players == 10

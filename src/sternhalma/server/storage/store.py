@@ -49,6 +49,7 @@ from sternhalma.server.storage.identities import (
     Identity,
     IdentityRules,
     Origin,
+    check_claim,
     claim,
     existing,
     hash_address,
@@ -183,6 +184,7 @@ class Store:
         async with self._write, self.writes.begin() as session:
             if identity is not None:
                 connection = await session.connection()
+                await connection.run_sync(check_claim, identity, self.identities, now)
                 await connection.run_sync(claim, identity, self.identities, now)
             session.add(
                 TableRow(
