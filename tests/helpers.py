@@ -37,6 +37,17 @@ def run_apart(coroutine: Coroutine[Any, Any, T]) -> T:
         return thread.submit(asyncio.run, coroutine).result()
 
 
+def head_revision() -> str:
+    """The newest migration's revision (what every upgraded database ends at)."""
+    from alembic.script import ScriptDirectory
+
+    from sternhalma.server.storage.migrations import config
+
+    head = ScriptDirectory.from_config(config()).get_current_head()
+    assert head is not None
+    return head
+
+
 def migrate(path: Path) -> None:
     """Open the SQLite file at ``path`` as the server does at start (its migrations run),
     then close it."""
