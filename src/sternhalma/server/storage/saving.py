@@ -19,8 +19,8 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from sternhalma.rating import Rating, rate_game
-from sternhalma.server.storage.database import VersionConflict
 from sternhalma.server.protocol import TableError
+from sternhalma.server.storage.database import VersionConflict
 from sternhalma.server.storage.identities import (
     Identity,
     IdentityRules,

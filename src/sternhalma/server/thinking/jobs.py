@@ -144,7 +144,10 @@ def slot_main(conn: Connection, parent: int, nodes: int | None, given_up: Any) -
         except Exception as error:
             _current[0] = 0
             reply = ("error", f"{type(error).__name__}: {error}")
-        conn.send(reply)
+        try:
+            conn.send(reply)
+        except OSError:  # the parent was killed: nobody waits for the answer
+            return
 
 
 def _wake(future: asyncio.Future[None]) -> None:
