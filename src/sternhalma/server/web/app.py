@@ -19,6 +19,7 @@ import platformdirs
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.requests import ClientDisconnect
 
 from sternhalma.clock import TimeSource, monotonic_ms
 from sternhalma.errors import SternhalmaError, UnknownVariantError
@@ -38,6 +39,7 @@ from sternhalma.server.storage.identities import IdentityRules
 from sternhalma.server.storage.store import DatabaseUnavailable, Store, database_url
 from sternhalma.server.tables.service import Tables
 from sternhalma.server.thinking import Pool, Queue, Thinking
+from sternhalma.server.web import errors
 from sternhalma.server.web.connection import AddressLimits, Connection, Limits, PerAddress
 from sternhalma.server.web.guard import Guard
 from sternhalma.server.web.layout import catalogue
@@ -150,6 +152,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.add_middleware(Guard, bind=settings.host, origins=settings.allowed_origins)
+    errors.install(app)
 
     @app.exception_handler(SternhalmaError)
     async def refused(_request: Request, error: SternhalmaError) -> JSONResponse:
@@ -187,6 +190,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise ProtocolError('"identity" must be the secret your browser keeps')
         if not isinstance(body.get("rated", False), bool):
             raise ProtocolError('"rated" must be true or false')
+        if not isinstance(body.get("deadline_rule", True), bool):
+            raise ProtocolError('"deadline_rule" must be true or false')
         per_address.count_table(address_of(request))
         tables: Tables = request.app.state.tables
         live, token, player = await tables.commands.create(
@@ -194,7 +199,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             body.get("seats"),
             start=json.dumps(start) if isinstance(start, dict) else start,
             moves_made=body.get("moves_made"),
-            deadline_rule=body.get("deadline_rule", True) is not False,
+            deadline_rule=body.get("deadline_rule", True),
             clock=body.get("clock"),
             rated=body.get("rated", False),
             sit=sit,
@@ -321,10 +326,13 @@ async def json_body(request: Request) -> object:
     if declared.isascii() and declared.isdigit() and int(declared[:12]) > MAX_BODY:
         raise BodyTooLarge(f"the request is too large (at most {MAX_BODY} bytes)")
     body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            raise BodyTooLarge(f"the request is too large (at most {MAX_BODY} bytes)")
+    try:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_BODY:
+                raise BodyTooLarge(f"the request is too large (at most {MAX_BODY} bytes)")
+    except ClientDisconnect:  # the body ended before its Content-Length: nothing to read
+        raise ProtocolError("the request body ended before its Content-Length") from None
     try:
         return read_json(body)
     except JsonTextError as error:
