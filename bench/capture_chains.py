@@ -16,15 +16,15 @@ MOVE_LIST_LIMIT), the number of different resulting positions
 
 from __future__ import annotations
 
+import argparse
 import random
-import sys
 import time
 from collections.abc import Callable
 from itertools import islice
 
 from sternhalma.errors import TooManyMovesError
 from sternhalma.position import Move, Position
-from sternhalma.rules import find_variant
+from sternhalma.rules import VARIANTS, find_variant
 from sternhalma.rules.capture import MOVE_LIST_LIMIT, CaptureRules
 
 Policy = Callable[[CaptureRules, Position, random.Random], Move]
@@ -80,9 +80,20 @@ def worst_of(rules: CaptureRules, policy: Policy, games: int, seed: int) -> tupl
     return most, worst
 
 
-def main(argv: list[str]) -> None:
-    games = int(argv[0]) if argv else 20
-    variants = argv[1:] or ["capture-2", "capture-2-longjump"]
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("games", nargs="?", type=int, default=20, help="games per kind of play")
+    capture = [v for v in VARIANTS if v.startswith("capture")]
+    parser.add_argument(
+        "variants", nargs="*", metavar="variant", help=f"one of {', '.join(capture)}"
+    )
+    options = parser.parse_args(argv)
+    if not 1 <= options.games <= 10_000:
+        parser.error("games: from 1 to 10000")
+    games = options.games
+    if unknown := [v for v in options.variants if v not in capture]:
+        parser.error(f"unknown capture variant {unknown[0][:40]!r}")
+    variants = options.variants or ["capture-2", "capture-2-longjump"]
     print(f"{games} games per kind of play; legal_moves lists at most {MOVE_LIST_LIMIT:,} paths")
     for variant in variants:
         rules = find_variant(variant)
@@ -105,4 +116,4 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

@@ -8,14 +8,22 @@ a second on the same positions, in the same run.
 
 from __future__ import annotations
 
-import sys
+import argparse
 
 from sternhalma import benchmark, core
+from sternhalma.rules import VARIANTS
 
 
-def main(argv: list[str]) -> None:
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "variants", nargs="*", metavar="variant", help=f"one of {', '.join(VARIANTS)}"
+    )
+    variants = parser.parse_args(argv).variants
+    if unknown := [v for v in variants if v not in VARIANTS]:
+        parser.error(f"unknown variant {unknown[0][:40]!r}")
     print(f"core: {core.NAME}")
-    for figures in benchmark.run(argv or None, seconds=2.0):
+    for figures in benchmark.run(variants or None, seconds=2.0):
         fast, ratio = figures.core_positions_per_second, figures.core_ratio
         compiled = "" if fast is None else f" compiled {fast:>10,.0f} lists/s ({ratio:.1f}×)"
         print(
@@ -26,4 +34,4 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 from helpers import Client
@@ -201,3 +202,20 @@ def test_the_api_description_is_served_only_for_debugging(
     with Client(create_app(settings(tmp_path / "debug.db", debug=True))) as debugging:
         assert "/api/tables" in debugging.get("/openapi.json").json()["paths"]
         assert debugging.get("/docs").status_code == 404  # it would load another site's script
+
+
+def test_a_request_with_two_host_headers_is_refused_like_another_site_s(
+    client: TestClient,
+) -> None:
+    """Which of two names the request meant is anybody's guess: the guard does not pick
+    the first (ours) and let the other through."""
+    table = new_table(client)
+    twice = [("host", "localhost"), ("host", "evil.example")]
+    response = client.get("/api/variants", headers=httpx.Headers(twice))
+    assert response.status_code == 400 and response.json()["code"] == "host"
+    with (
+        pytest.raises(WebSocketDisconnect) as refused,
+        client.websocket_connect(f"/ws/tables/{table['id']}", headers=httpx.Headers(twice)),
+    ):
+        pass
+    assert refused.value.code == 1008  # uvicorn answers the handshake with HTTP 403

@@ -91,3 +91,28 @@ def test_names_that_became_one_keep_one_holder_the_one_who_played_last(tmp_path:
         command.downgrade(config(connection), "0003")
     assert keys() == {"p1": None, "p2": "lan", "p3": "brarn", "p4": None}
     engine.dispose()
+
+
+def test_names_with_invisible_characters_become_one_name_with_the_plain_one(
+    tmp_path: Path,
+) -> None:
+    """Migration 0009: "Alice" with a combining grapheme joiner was a name of its own;
+    now it is "Alice", and whoever played last keeps it."""
+    path = tmp_path / "part4.db"
+    engine = create_engine(f"sqlite:///{path}")
+    with engine.begin() as connection:
+        command.upgrade(config(connection), "0004")
+        connection.execute(
+            text(
+                "INSERT INTO players (id, nickname, secret_hash, created_at, seen_at, name_key, "
+                "last_game_at) VALUES "
+                "('p1', 'Alice', 'h1', '2026-11-01', '2026-11-01', :plain, '2026-11-02'), "
+                "('p2', :hidden, 'h2', '2026-11-01', '2026-11-03', :hidden_key, '2026-11-03')"
+            ),
+            {"plain": "alice", "hidden": "Alice\u034f", "hidden_key": "alice\u034f"},
+        )
+    migrate(path)
+    with engine.connect() as connection:
+        keys = dict(connection.execute(text("SELECT id, name_key FROM players")).all())
+    engine.dispose()
+    assert keys == {"p1": None, "p2": nickname_key("Alice")}

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from sternhalma.errors import SternhalmaError
+from sternhalma.errors import SternhalmaError, shown
 
 #: A time source: the current time in milliseconds (any fixed origin).
 TimeSource = Callable[[], int]
@@ -68,12 +68,12 @@ def parse_time_control(text: str) -> TimeControl:
     match = _CONTROL.match(text)
     if not match:
         raise ClockError(
-            f"{text.strip()!r} is not a time control: write minutes + seconds per move, like 5+3"
+            f"{shown(text.strip())} is not a time control: write minutes + seconds per move, like 5+3"
         )
     bank = Decimal(match.group(1)) * 60_000
     increment = Decimal(match.group(2) or "0") * 1000
     if bank != bank.to_integral_value() or increment != increment.to_integral_value():
-        raise ClockError(f"{text.strip()!r} is finer than a millisecond")
+        raise ClockError(f"{shown(text.strip())} is finer than a millisecond")
     return TimeControl(int(bank), int(increment))
 
 

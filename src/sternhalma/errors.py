@@ -1,5 +1,17 @@
 """Errors a player or a caller can read. All are ValueErrors."""
 
+#: The most of a bad input an error message repeats.
+SHOWN = 40
+
+
+def shown(text: object, limit: int = SHOWN) -> str:
+    """``text`` as an error message quotes it (repr): cut after ``limit`` characters,
+    so a megabyte of bad input is not echoed whole in a one-line error."""
+    value = str(text)
+    if len(value) <= limit:
+        return repr(value)
+    return f"{value[:limit]!r}… ({len(value):,} characters)"
+
 
 class SternhalmaError(ValueError):
     """Base of every error the engine raises for bad input."""

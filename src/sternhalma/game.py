@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from sternhalma.boards.base import bits
 from sternhalma.clock import Clock
-from sternhalma.errors import InvalidMoveTextError, SternhalmaError
+from sternhalma.errors import InvalidMoveTextError, SternhalmaError, shown
 from sternhalma.position import Move, Position
 from sternhalma.rules import find_variant
 from sternhalma.rules.base import Ruleset
@@ -168,7 +168,7 @@ class Game:
         self.deadline_rule = deadline_rule
         if finish_rule not in FINISH_RULES:
             raise GameError(
-                f"unknown finishing rule {finish_rule!r}; known: {', '.join(FINISH_RULES)}"
+                f"unknown finishing rule {shown(finish_rule)}; known: {', '.join(FINISH_RULES)}"
             )
         #: How finishing is judged (FINISH_RULES): today's rule, or the earlier one.
         self.finish_rule = finish_rule
@@ -780,7 +780,7 @@ class Game:
         path = list(move)
         size = self.rules.board.size
         if not all(isinstance(h, int) and not isinstance(h, bool) and 0 <= h < size for h in path):
-            raise InvalidMoveTextError(f"{move!r} is not a path of holes of the board")
+            raise InvalidMoveTextError(f"{shown(move)} is not a path of holes of the board")
         return self.rules.check_path(self.position, path)
 
     def _save(self) -> _Saved:

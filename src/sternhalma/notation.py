@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sternhalma.errors import InvalidPositionError
+from sternhalma.errors import InvalidPositionError, shown
 from sternhalma.jsontext import JsonTextError, read_json
 from sternhalma.position import Move, Position
 from sternhalma.rules import find_variant
@@ -83,7 +83,9 @@ def _variant_id(variant: str, options: object) -> str:
         raise InvalidPositionError('"options" must be a list of strings, like ["longjump"]')
     unknown = [o for o in options if o != "longjump"]
     if unknown:
-        raise InvalidPositionError(f'unknown option {unknown[0]!r}; the only option is "longjump"')
+        raise InvalidPositionError(
+            f'unknown option {shown(unknown[0])}; the only option is "longjump"'
+        )
     return f"{variant}-longjump" if options else variant
 
 
@@ -94,7 +96,7 @@ def _holes(rules: Ruleset, value: object, what: str) -> list[int]:
     for name in value:
         key = name.strip().lower()
         if key not in rules.board.index_of:
-            raise InvalidPositionError(f"{what}: unknown hole {name!r}")
+            raise InvalidPositionError(f"{what}: unknown hole {shown(name)}")
         holes.append(rules.board.index_of[key])
     return holes
 
@@ -108,7 +110,7 @@ def _race_from_dict(rules: Ruleset, seat: int, data: dict[str, Any]) -> Position
         raise InvalidPositionError('the position needs "marbles": an object of colour -> hole list')
     extra = [c for c in marbles if c not in rules.seats]
     if extra:
-        raise InvalidPositionError(f"{extra[0]!r} has no seat in {rules.id}")
+        raise InvalidPositionError(f"{shown(extra[0])} has no seat in {rules.id}")
     boards = []
     taken: dict[int, str] = {}
     names = rules.board.names

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from sternhalma.boards.star import COLOURS
 from sternhalma.clock import TimeControl, parse_time_control
-from sternhalma.errors import SternhalmaError
+from sternhalma.errors import SternhalmaError, shown
 from sternhalma.game import ANYTIME, ENDINGS, FINISH_RULES, OWNER_LEAVING, Game, Result
 from sternhalma.notation import position_from_json, position_to_json
 from sternhalma.rules import find_variant
@@ -140,7 +140,7 @@ def write_record(
             or name.lower() in COLOURS
             or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name)
         ):
-            raise RecordError(f"{name!r} cannot be an extra tag")
+            raise RecordError(f"{shown(name)} cannot be an extra tag")
         tags[name] = value
     lines = [f'[{name} "{_escape(value)}"]' for name, value in tags.items()]
     lines.append("")
@@ -180,7 +180,7 @@ def read_record(text: str) -> Record:
             raise RecordError(f"Clock: {error}") from None
     named = tags.get("Finishing")
     if named is not None and named not in FINISH_RULES:
-        raise RecordError(f"Finishing must be one of {', '.join(FINISH_RULES)}, not {named!r}")
+        raise RecordError(f"Finishing must be one of {', '.join(FINISH_RULES)}, not {shown(named)}")
     try:
         game = _replayed(rules, tags, moves, named or OWNER_LEAVING)
     except RecordError:
@@ -296,7 +296,7 @@ def _replayed(rules: Ruleset, tags: dict[str, str], moves: list[str], finish_rul
 def _new_game(rules: Ruleset, tags: dict[str, str], finish_rule: str = OWNER_LEAVING) -> Game:
     deadline = tags.get("Deadline", "on").strip().lower()
     if deadline not in ("on", "off"):
-        raise RecordError(f'Deadline must be "on" or "off", not {tags["Deadline"]!r}')
+        raise RecordError(f'Deadline must be "on" or "off", not {shown(tags["Deadline"])}')
     start = None
     if "Position" in tags:
         try:
@@ -336,7 +336,7 @@ def _finish(game: Game, tags: dict[str, str], count: int) -> None:
     rules = game.rules
     ending = tags.get("Ending")
     if ending is not None and ending not in ENDINGS:
-        raise RecordError(f"unknown Ending {ending!r}; known: {', '.join(ENDINGS)}")
+        raise RecordError(f"unknown Ending {shown(ending)}; known: {', '.join(ENDINGS)}")
     if ending in _SEAT_TAG:
         tag = _SEAT_TAG[ending]
         if tag not in tags:

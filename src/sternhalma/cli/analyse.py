@@ -11,12 +11,16 @@ import click
 from sternhalma.analysis import INACCURACY, MISTAKE, Review, ToGo, review_game
 from sternhalma.cli.engine import fail
 from sternhalma.cli.records import read_source
+from sternhalma.cli.values import count
 from sternhalma.errors import SternhalmaError
 from sternhalma.records import read_record
 from sternhalma.solo import crossing_rules, solve_crossing
 
 #: The beam the crossing solver keeps by default: finds 27 moves in about a minute here.
 CROSSING_WIDTH = 3000
+#: The widest search ``solve crossing`` takes: minutes and a few GiB (the memory grows
+#: with the width).
+MAX_WIDTH = 100_000
 
 
 @click.command()
@@ -87,7 +91,13 @@ def solve() -> None:
 
 
 @solve.command()
-@click.option("--width", default=CROSSING_WIDTH, show_default=True, help="Positions kept per move.")
+@click.option(
+    "--width",
+    default=CROSSING_WIDTH,
+    show_default=True,
+    type=count(1, MAX_WIDTH),
+    help="Positions kept per move.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the solution as JSON.")
 def crossing(width: int, as_json: bool) -> None:
     """The shortest crossing it finds: ten marbles across an empty star (minimum 27)."""

@@ -9,6 +9,7 @@ from typing import BinaryIO
 import click
 
 from sternhalma import benchmark, core
+from sternhalma.cli.values import seconds as seconds_type
 from sternhalma.errors import SternhalmaError
 from sternhalma.notation import position_from_json, position_to_json
 from sternhalma.position import Position
@@ -99,7 +100,13 @@ def start(variant: str) -> None:
     type=click.Choice(list(VARIANTS)),
     help="Only these variants (repeatable); all by default.",
 )
-@click.option("--seconds", default=1.0, show_default=True, help="Time per measurement.")
+@click.option(
+    "--seconds",
+    default=1.0,
+    show_default=True,
+    type=seconds_type(0, 600, above=True),
+    help="Time per measurement.",
+)
 def bench(variants: tuple[str, ...], seconds: float) -> None:
     """Legal-move generation and apply speed on seeded mid-game positions.
 

@@ -17,7 +17,8 @@ from rich.text import Text
 from sternhalma import match as matches
 from sternhalma.boards.base import bits
 from sternhalma.cli.engine import fail, read_argument
-from sternhalma.errors import SternhalmaError
+from sternhalma.cli.values import SEED, count, seconds
+from sternhalma.errors import SternhalmaError, shown
 from sternhalma.game import Game
 from sternhalma.notation import position_from_json
 from sternhalma.players import LEVELS, make_player
@@ -37,20 +38,30 @@ from sternhalma.rules.race import RaceRules
     show_default=True,
     help="Levels by participant, comma-separated; the last fills any remaining seats.",
 )
-@click.option("--games", default=20, show_default=True, help="How many games.")
-@click.option("--seed", default=1, show_default=True, help="Seed of the whole match.")
 @click.option(
-    "--jobs", default=1, show_default=True, help="Games played at once (0: one per core)."
+    "--games",
+    default=20,
+    show_default=True,
+    type=click.IntRange(max=1_000_000),
+    help="How many games.",
+)
+@click.option("--seed", default=1, show_default=True, type=SEED, help="Seed of the whole match.")
+@click.option(
+    "--jobs",
+    default=1,
+    show_default=True,
+    type=click.IntRange(max=256),
+    help="Games played at once (0: one per core).",
 )
 @click.option(
     "--budget",
-    type=float,
+    type=seconds(0, 3600, above=True),
     default=None,
     help="Seconds a move for the searching level (Hard's default: 1).",
 )
 @click.option(
     "--nodes",
-    type=click.IntRange(min=1),
+    type=count(1),
     default=None,
     help="Hard's search nodes a move, fixed (the same games on any machine; "
     "give a large --budget too, or its time cap may cut the search).",
@@ -301,8 +312,13 @@ def _standing_line(game: Game) -> str:
     help="The computer's level.",
 )
 @click.option("--seat", default="white", show_default=True, help="Your colour (white moves first).")
-@click.option("--seed", default=None, type=int, help="The computer's seed (random by default).")
-@click.option("--budget", type=float, default=None, help="Seconds a move for Hard and hints.")
+@click.option("--seed", default=None, type=SEED, help="The computer's seed (random by default).")
+@click.option(
+    "--budget",
+    type=seconds(0, 3600, above=True),
+    default=None,
+    help="Seconds a move for Hard and hints.",
+)
 @click.option("--no-deadline", is_flag=True, help="Switch the leaving-home deadline off.")
 @click.option(
     "--position",
@@ -341,7 +357,9 @@ def play(
             try:
                 made = [int(n) for n in moves_made.split(",")]
             except ValueError:
-                raise ValueError(f"--moves-made {moves_made!r}: write numbers like 30,29") from None
+                raise ValueError(
+                    f"--moves-made {shown(moves_made)}: write numbers like 30,29"
+                ) from None
         game = Game(rules, start=start, deadline_rule=not no_deadline, moves_made=made)
     except ValueError as error:
         fail(str(error))

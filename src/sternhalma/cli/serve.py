@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from sternhalma.cli.engine import fail
-from sternhalma.errors import SternhalmaError
+from sternhalma.cli.values import count, seconds
+from sternhalma.errors import SternhalmaError, shown
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -78,7 +79,7 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     "--think-timeout",
     default=10.0,
     show_default=True,
-    type=click.FloatRange(0.5, 600),
+    type=seconds(0.5, 600),
     help="Seconds a computer move, hint or analysis may think before it is tried again (a "
     "stuck worker; a killed one is noticed sooner, by its heartbeat).",
 )
@@ -94,35 +95,35 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     "--max-connections",
     default=100,
     show_default=True,
-    type=click.IntRange(1),
+    type=count(1, 1_000_000),
     help="Table connections one client address may have open at once.",
 )
 @setting(
     "--max-new-tables",
     default=120,
     show_default=True,
-    type=click.IntRange(1),
+    type=count(1, 1_000_000),
     help="New tables one client address may start in 10 minutes.",
 )
 @setting(
     "--max-seat-changes",
     default=30,
     show_default=True,
-    type=click.IntRange(1),
+    type=count(1, 1_000_000),
     help="Sits and stand-ups one client address may make in a minute.",
 )
 @setting(
     "--max-new-identities",
     default=5,
     show_default=True,
-    type=click.IntRange(1),
+    type=count(1, 1_000_000),
     help="New player identities one client address may make in an hour.",
 )
 @setting(
     "--same-address-hours",
     default=24.0,
     show_default=True,
-    type=click.FloatRange(0),
+    type=seconds(0, 100_000),
     help="A game is not rated when two of its players' identities were made from one "
     "address within this many hours (0: rate them anyway, e.g. everyone behind one NAT).",
 )
@@ -159,7 +160,7 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     "--first-move",
     default=60.0,
     show_default=True,
-    type=click.FloatRange(1),
+    type=seconds(1, 86_400),
     help="Seconds a player at an online table has for a first move before the game "
     "is aborted (docs/ratings.md).",
 )
@@ -185,6 +186,14 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     show_default=True,
     type=click.FloatRange(1),
     help="Seconds a player waits in a 3-6-player pool before computer seats are offered.",
+)
+@setting(
+    "--keep-finished-days",
+    default=30.0,
+    show_default=True,
+    type=seconds(0, 36_500),
+    help="Days a finished table that changed no rating (unrated or aborted) is kept before it "
+    "is removed (0: for good); rated games are always kept.",
 )
 @click.option(
     "--debug",
@@ -214,6 +223,7 @@ def serve(
     public_url: str | None,
     absent_claim: float,
     pool_computers_after: float,
+    keep_finished_days: float,
 ) -> None:
     """Start the web app: the lobby, tables against the computer, on one screen and online.
 
@@ -242,7 +252,8 @@ def serve(
     for origin in allowed_origins:
         if not origin.startswith(("http://", "https://")) or origin.count("/") != 2:
             raise click.BadParameter(
-                f"{origin!r} is not an origin like https://example.org", param_hint="--allow-origin"
+                f"{shown(origin)} is not an origin like https://example.org",
+                param_hint="--allow-origin",
             )
     options["allowed_origins"] = tuple(o.rstrip("/") for o in allowed_origins)
     options["per_address"] = AddressLimits(
@@ -273,6 +284,7 @@ def serve(
     from sternhalma.server.pool.service import PoolSettings
 
     options["pool"] = PoolSettings(computers_after=pool_computers_after)
+    options["keep_finished"] = keep_finished_days * 24 * HOUR
     options["host"] = host
     options["debug"] = debug
     settings = Settings(**options)  # type: ignore[arg-type]
@@ -356,7 +368,8 @@ def check_redis_url(url: str) -> str:
     """``url`` if it is a Redis URL; click's usage error otherwise."""
     if not url.startswith(("redis://", "rediss://", "unix://")):
         raise click.BadParameter(
-            f"{url!r} is not a Redis URL like redis://127.0.0.1:6379/0", param_hint="--redis-url"
+            f"{shown(url)} is not a Redis URL like redis://127.0.0.1:6379/0",
+            param_hint="--redis-url",
         )
     return url
 

@@ -9,6 +9,7 @@ import os
 import click
 
 from sternhalma.cli.serve import check_redis_url, setting
+from sternhalma.cli.values import count
 
 
 @click.command()
@@ -27,7 +28,7 @@ from sternhalma.cli.serve import check_redis_url, setting
 @click.option(
     "--nodes",
     default=None,
-    type=click.IntRange(1),
+    type=count(1),
     help="Fix Hard's search at this many nodes a move (benchmarks: the same work on any machine).",
 )
 def worker(redis_url: str, processes: int | None, nodes: int | None) -> None:

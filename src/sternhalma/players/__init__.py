@@ -7,7 +7,7 @@ the player's seed. ``make_player(level, seed)`` builds one by name.
 
 from __future__ import annotations
 
-from sternhalma.errors import SternhalmaError
+from sternhalma.errors import SternhalmaError, shown
 from sternhalma.players.base import Player
 from sternhalma.players.easy import EasyPlayer
 from sternhalma.players.hard import HardPlayer
@@ -35,7 +35,7 @@ def level_name(level: str) -> str:
     """The level as the registry spells it; UnknownLevelError naming the levels otherwise."""
     key = level.strip().lower() if isinstance(level, str) else level
     if key not in PLAYERS:
-        raise UnknownLevelError(f"unknown level {level!r}; the levels are {', '.join(LEVELS)}")
+        raise UnknownLevelError(f"unknown level {shown(level)}; the levels are {', '.join(LEVELS)}")
     return key
 
 

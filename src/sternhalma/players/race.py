@@ -240,7 +240,7 @@ class RaceSearch:
             list(self.opponents),
             _MODES[self.mode],
             order,
-            max(self.limits.nodes - self.limits.used, 1),
+            min(max(self.limits.nodes - self.limits.used, 1), 2**63 - 1),
             max(left, 0.0) if math.isfinite(left) else -1.0,
             self.breadth,
             self.reply_breadth,
@@ -248,7 +248,7 @@ class RaceSearch:
             self.rivalry,
             self.likely,
             self.rival_weight,
-            width,
+            min(width, 2**31 - 1),  # the core's int; far more than memory holds anyway
             self.beam_depth,
             self.playout_moves,
             self.playout_options,

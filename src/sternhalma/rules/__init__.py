@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sternhalma.boards.star import STAR, opposite
-from sternhalma.errors import UnknownVariantError
+from sternhalma.errors import UnknownVariantError, shown
 from sternhalma.rules.base import Ruleset
 from sternhalma.rules.capture import capture_variants
 from sternhalma.rules.halma import halma_variants
@@ -90,7 +90,7 @@ def find_variant(id: str) -> Ruleset:
     """The ruleset called ``id``; UnknownVariantError naming the known ones otherwise."""
     key = id.strip().lower()
     if key not in VARIANTS:
-        raise UnknownVariantError(f"unknown variant {id!r}; known: {', '.join(VARIANTS)}")
+        raise UnknownVariantError(f"unknown variant {shown(id)}; known: {', '.join(VARIANTS)}")
     return VARIANTS[key]
 
 

@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
 from sternhalma.boards.base import Board
-from sternhalma.errors import IllegalMoveError, InvalidMoveTextError
+from sternhalma.errors import IllegalMoveError, InvalidMoveTextError, shown
 from sternhalma.position import Move, Position
 
 
@@ -58,7 +58,7 @@ class Ruleset(ABC):
             return self.seats.index(colour.strip().lower())
         except ValueError:
             raise ValueError(
-                f"{colour!r} has no seat in {self.id} (seats: {', '.join(self.seats)})"
+                f"{shown(colour)} has no seat in {self.id} (seats: {', '.join(self.seats)})"
             ) from None
 
     def team_of(self, seat: int) -> int | None:
@@ -161,22 +161,22 @@ class Ruleset(ABC):
         if "x" in cleaned:
             if self.game != "capture":
                 raise InvalidMoveTextError(
-                    f"{text.strip()!r}: x marks a capture, and {self.id} has none; "
+                    f"{shown(text.strip())}: x marks a capture, and {self.id} has none; "
                     "join the holes with '-'"
                 )
             cleaned = cleaned.replace("x", "-")
         parts = [part.strip() for part in cleaned.split("-")]
         if len(parts) < 2:
             raise InvalidMoveTextError(
-                f"{text.strip()!r} is not a move: write at least two holes joined by '-'"
+                f"{shown(text.strip())} is not a move: write at least two holes joined by '-'"
             )
         holes = []
         for part in parts:
             if part not in self.board.index_of:
                 raise InvalidMoveTextError(
-                    f"unknown {self._hole_word} {part!r}"
+                    f"unknown {self._hole_word} {shown(part)}"
                     if part
-                    else f"{text!r} has an empty hole name"
+                    else f"{shown(text)} has an empty hole name"
                 )
             holes.append(self.board.index_of[part])
         return Move(holes)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from sternhalma.errors import SternhalmaError
+from sternhalma.invisible import first_invisible
 from sternhalma.jsontext import JsonTextError, read_json
 
 #: Bumped when a message changes shape incompatibly; sent in "welcome".
@@ -200,12 +201,21 @@ def decode(text: str | bytes | None) -> object:
 
 
 def parse_nickname(value: object) -> str:
-    """A nickname to show to others: trimmed, inner spaces collapsed, no control
-    characters, 1 to 24 characters. TableError("nickname") says what is wrong."""
+    """A nickname to show to others: trimmed, inner spaces collapsed, no control or
+    invisible characters (sternhalma/invisible.py), 1 to 24 characters.
+    TableError("nickname") says what is wrong."""
     low, high = NICKNAME_LENGTH
     if not isinstance(value, str):
         raise TableError("nickname", "type a nickname to sit down")
     text = " ".join(value.split())
+    # NFKC too: a compatibility character may stand for an invisible one (U+FFA0).
+    hidden = first_invisible(text) or first_invisible(unicodedata.normalize("NFKC", text))
+    if hidden is not None:
+        raise TableError(
+            "nickname",
+            f"a nickname cannot contain invisible characters (U+{ord(hidden):04X}): "
+            "others could not tell it from the name without it",
+        )
     if any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn") for c in text):
         raise TableError("nickname", "a nickname cannot contain control or unassigned characters")
     if not low <= len(text) <= high:

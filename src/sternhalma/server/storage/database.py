@@ -151,9 +151,15 @@ def database_url(value: str) -> str:
     if not text:
         raise DatabaseUrlError("the database URL is empty: give a file path or a URL")
     if "://" in text:
-        if text.startswith("sqlite://"):
-            return "sqlite+aiosqlite://" + text.removeprefix("sqlite://")
-        return text
+        scheme = text.split("://", 1)[0].lower()
+        if scheme in ("sqlite", "sqlite+aiosqlite"):
+            return "sqlite+aiosqlite://" + text.split("://", 1)[1]
+        if scheme in ("postgresql", "postgres", "postgresql+asyncpg"):
+            return "postgresql+asyncpg://" + text.split("://", 1)[1]
+        raise DatabaseUrlError(
+            f"{text[:80]!r} is not a database sternhalma can use: give an SQLite file "
+            "(a path, or sqlite:///path) or PostgreSQL (postgresql://user@host/db)"
+        )
     return f"sqlite+aiosqlite:///{Path(text).expanduser().resolve()}"
 
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import func, insert, select, text, update
 from sqlalchemy.engine import Connection
 
 from sternhalma.server.protocol import TableError
@@ -144,7 +144,14 @@ def existing(
         raise NicknameHeld(nickname)
     if found is not None:
         return found
-    made = connection.execute(
+    if made_within_the_hour(connection, address_hash, now) >= rules.per_hour:
+        raise _too_many(rules)
+    return None
+
+
+def made_within_the_hour(connection: Connection, address_hash: str, now: datetime) -> int:
+    """How many identities were made from the address in the hour before ``now``."""
+    made: int = connection.execute(
         select(func.count())
         .select_from(PlayerRow)
         .where(
@@ -152,13 +159,20 @@ def existing(
             PlayerRow.created_at > now - timedelta(seconds=HOUR),
         )
     ).scalar_one()
-    if made >= rules.per_hour:
-        raise TableError(
-            "too-many-identities",
-            f"too many new players from your address (at most {rules.per_hour} an hour); "
-            "come back later, or play under the nickname you already have",
-        )
-    return None
+    return made
+
+
+def _too_many(rules: IdentityRules) -> TableError:
+    return TableError(
+        "too-many-identities",
+        f"too many new players from your address (at most {rules.per_hour} an hour); "
+        "come back later, or play under the nickname you already have",
+    )
+
+
+#: The first key of PostgreSQL's advisory locks on an address's new identities (the
+#: second is taken from the address's hash).
+ADDRESS_LOCK = 51475
 
 
 def holder(connection: Connection, key: str, now: datetime, rules: IdentityRules) -> str | None:
@@ -175,13 +189,35 @@ def holder(connection: Connection, key: str, now: datetime, rules: IdentityRules
     return str(row.id) if last > now - timedelta(seconds=rules.keep_nickname) else None
 
 
+def check_claim(
+    connection: Connection, identity: Identity, rules: IdentityRules, now: datetime
+) -> None:
+    """Whether ``identity`` may still be written, checked in the transaction that writes
+    it and before anything of its commit is: the nickname is not held by another player,
+    and a new identity is within its address's hourly limit. ``existing`` looked before,
+    but requests racing each other all pass a look; here they take turns: SQLite has one
+    writer at a time (BEGIN IMMEDIATE), and on PostgreSQL a transaction-long advisory lock
+    on the address makes the count and the insert one step."""
+    current = holder(connection, identity.key, now, rules)
+    if current not in (None, identity.id):
+        raise NicknameHeld(identity.nickname)  # taken since ``existing`` looked
+    address = identity.origin.address_hash
+    if not identity.new or address is None:
+        return
+    if connection.dialect.name == "postgresql":
+        connection.execute(
+            text("SELECT pg_advisory_xact_lock(:space, :key)"),
+            {"space": ADDRESS_LOCK, "key": int(address[:8], 16) - 2**31},
+        )
+    if made_within_the_hour(connection, address, now) >= rules.per_hour:
+        raise _too_many(rules)
+
+
 def claim(connection: Connection, identity: Identity, rules: IdentityRules, now: datetime) -> None:
     """Write ``identity`` as part of the commit of its sit: the new player, or the
-    player's new nickname; a nickname another player let go is taken from them."""
+    player's new nickname; a nickname another player let go is taken from them.
+    ``check_claim`` must have passed in the same transaction."""
     key = identity.key
-    current = holder(connection, key, now, rules)
-    if current not in (None, identity.id):
-        raise NicknameHeld(identity.nickname)  # taken since ``find`` looked
     connection.execute(
         update(PlayerRow)
         .where(PlayerRow.name_key == key, PlayerRow.id != identity.id)

@@ -19,6 +19,8 @@ import json
 import unicodedata
 from importlib.resources import files
 
+from sternhalma.invisible import without_invisible
+
 #: The package writes right-to-left characters between left-to-right marks.
 _MARK = "\u200e"
 
@@ -50,13 +52,17 @@ def skeleton(text: str) -> str:
 
 
 def nickname_key(nickname: str) -> str:
-    """What makes two nicknames the same name. The skeleton of the capitals ("Ian" is
-    "IAN", whose I looks like an l), case-folded, and the skeleton of that (small
-    letters have look-alikes of their own: "m" and "rn"); twice, because a skeleton
-    may hold letters that look like others in the other case ("ⅈ" is "i", whose
+    """What makes two nicknames the same name. The nickname in NFKC ("ﬁ" is "fi", a
+    full-width letter the letter) without invisible characters (sternhalma/invisible.py:
+    UTS #39 leaves default-ignorables out of a skeleton); then the skeleton of the
+    capitals ("Ian" is "IAN", whose I looks like an l), case-folded, and the skeleton of
+    that (small letters have look-alikes of their own: "m" and "rn"); twice, because a
+    skeleton may hold letters that look like others in the other case ("ⅈ" is "i", whose
     capital is "I", an "l"). Two passes reach the fixed point for every character of
     the table (tests/test_nicknames.py)."""
     key = nickname
     for _ in range(2):
+        # A skeleton may hold compatibility characters ("‱" has "₀"): NFKC each pass.
+        key = without_invisible(unicodedata.normalize("NFKC", key))
         key = skeleton(skeleton(key.upper()).casefold())
     return key

@@ -19,8 +19,15 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session, aliased
 
 from sternhalma.rating import REPEAT_DAYS, Rating, rate_game
+from sternhalma.server.protocol import TableError
 from sternhalma.server.storage.database import VersionConflict
-from sternhalma.server.storage.identities import Identity, IdentityRules, claim, played
+from sternhalma.server.storage.identities import (
+    Identity,
+    IdentityRules,
+    check_claim,
+    claim,
+    played,
+)
 from sternhalma.server.storage.schema import EventRow, RatingChangeRow, RatingRow, TableRow
 from sternhalma.server.storage.stored import RatedGame, StoredTable, columns, rating_change
 
@@ -65,8 +72,8 @@ def save_all(connection: Connection, batch: list[PendingCommit]) -> list[Any]:
     for item in batch:
         try:
             outcomes.append(_save(connection, item, now))
-        except VersionConflict as conflict:
-            outcomes.append(conflict)
+        except (VersionConflict, TableError) as refused:  # raised before it wrote anything
+            outcomes.append(refused)
     return outcomes
 
 
@@ -75,6 +82,8 @@ def _save(
 ) -> list[dict[str, Any]] | None:
     """The statements of one commit (see Store.commit)."""
     table, change, expected, rated = commit.table, commit.change, commit.expected, commit.rated
+    if commit.identity is not None:
+        check_claim(connection, commit.identity, commit.identities, now)
     written = connection.execute(
         _SAVE_TABLE, {"_id": table.id, "_expected": expected, "updated_at": now, **columns(table)}
     )

@@ -55,6 +55,7 @@ from sternhalma.server.storage.identities import (
     Identity,
     IdentityRules,
     Origin,
+    check_claim,
     claim,
     existing,
     hash_address,
@@ -203,6 +204,7 @@ class Store:
         async with self._write, self.writes.begin() as session:
             if identity is not None:
                 connection = await session.connection()
+                await connection.run_sync(check_claim, identity, self.identities, now)
                 await connection.run_sync(claim, identity, self.identities, now)
             session.add(
                 TableRow(
@@ -390,6 +392,32 @@ class Store:
                 await session.execute(delete(ChatRow).where(ChatRow.table_id.in_(stale)))
                 await session.execute(delete(TableRow).where(TableRow.id.in_(stale)))
             return stale
+
+    @reachable
+    async def remove_finished(self, changed_before: datetime, limit: int = 500) -> list[str]:
+        """Remove finished tables unchanged since ``changed_before`` that changed nobody's
+        rating (unrated, or aborted), with their events; their ids. A rated result is kept
+        for good (the ratings cite it). At most ``limit`` a call, so one transaction stays
+        short; the tidying comes back for the rest."""
+        rated = select(RatingChangeRow.table_id).where(RatingChangeRow.table_id == TableRow.id)
+        async with self._write, self.writes.begin() as session:
+            old = list(
+                (
+                    await session.scalars(
+                        select(TableRow.id)
+                        .where(
+                            TableRow.over.is_(True),
+                            TableRow.updated_at < changed_before,
+                            ~rated.exists(),
+                        )
+                        .limit(limit)
+                    )
+                ).all()
+            )
+            if old:
+                await session.execute(delete(EventRow).where(EventRow.table_id.in_(old)))
+                await session.execute(delete(TableRow).where(TableRow.id.in_(old)))
+            return old
 
     @reachable
     async def running_with_clock(self) -> list[str]:

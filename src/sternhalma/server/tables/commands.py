@@ -10,6 +10,7 @@ The computer's turn and hints are in tables/computer_turns.py.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from sternhalma.game import GameError
@@ -234,9 +235,19 @@ class Commands:
                 table.seats[seat] = Seat("online")
             await self.copies.commit(live, {"kind": "leave", "seat": seats[0]})
 
-    async def rematch(self, live: LiveTable, token: str | None) -> LiveTable | None:
+    async def rematch(
+        self,
+        live: LiveTable,
+        token: str | None,
+        *,
+        count_new: Callable[[], Awaitable[None]] | None = None,
+    ) -> LiveTable | None:
         """A new table with the same variant, clock and people (online: seats rotate, once
-        every online player asked); None while others have not asked yet."""
+        every online player asked); None while others have not asked yet.
+
+        ``count_new`` is called just before the new table is made: a rematch is a new
+        table, held to the same limit (it raises to refuse), so resigning and rematching
+        in a loop makes no more tables than creating them."""
         async with live.lock:
             table = live.table
             seats = table.seats_of(token)
@@ -247,11 +258,14 @@ class Commands:
             if not table.over:
                 raise TableError("not-over", "a rematch is offered once the game is over")
             if table.online:
-                table.rematch_offers |= set(seats)
                 wanted = {s for s, seat in enumerate(table.seats) if seat.kind == "online"}
-                if not wanted <= table.rematch_offers:
+                if not wanted <= table.rematch_offers | set(seats):
+                    table.rematch_offers |= set(seats)
                     await self.copies.commit(live, {"kind": "rematch-offer", "seat": seats[0]})
                     return None
+            if count_new is not None:
+                await count_new()  # before any change: a refused rematch changes nothing
+            table.rematch_offers |= set(seats)
             new = await self.copies.insert(self._rematch_of(table))
             table.rematch = new.id
             await self.copies.commit(live, {"kind": "rematch", "table": new.id})

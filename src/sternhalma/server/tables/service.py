@@ -52,6 +52,8 @@ log = logging.getLogger(__name__)
 #: after which it is removed.
 UNVISITED_UNLISTED = 15 * 60.0
 UNVISITED_REMOVED = 24 * 3600.0
+#: Days a finished table that changed no rating is kept (``sternhalma serve --keep-finished-days``).
+KEEP_FINISHED_DAYS = 30.0
 
 
 class Tables:
@@ -69,8 +71,11 @@ class Tables:
         takeover: float = 10.0,
         first_move: float = 60.0,
         absence: float = 30.0,
+        keep_finished: float = KEEP_FINISHED_DAYS * 24 * 3600,
     ) -> None:
         self.store = store
+        #: Seconds a finished unrated table is kept (0: for good).
+        self.keep_finished = keep_finished
         self.bus: Bus = bus or MemoryBus()
         cluster = isinstance(self.bus, RedisBus)
         self.copies = Copies(store, self.bus, now=now, checkpoint=checkpoint, cluster=cluster)
@@ -110,7 +115,8 @@ class Tables:
 
     async def tidy(self) -> list[str]:
         """The waiting tables somebody is at now count as visited; those nobody visited
-        for a day are removed with their events. Returns the removed tables' ids."""
+        for a day are removed with their events, and so are finished tables that changed
+        no rating once ``keep_finished`` seconds old. Returns the removed tables' ids."""
         here = [
             table_id
             for table_id in self.presence.tables_here()
@@ -121,6 +127,10 @@ class Tables:
         removed = await self.store.remove_waiting(
             datetime.now(UTC) - timedelta(seconds=UNVISITED_REMOVED)
         )
+        if self.keep_finished > 0:
+            removed += await self.store.remove_finished(
+                datetime.now(UTC) - timedelta(seconds=self.keep_finished)
+            )
         for table_id in removed:
             live = self.copies.live.get(table_id)
             if live is not None:
@@ -129,7 +139,7 @@ class Tables:
 
     def start_tidying(self, interval: float = 60.0) -> None:
         """Tidy every ``interval`` seconds until ``close``."""
-        self.copies.every(interval, self.tidy, "tidying the waiting tables")
+        self.copies.every(interval, self.tidy, "tidying the waiting and old finished tables")
 
     async def close(self) -> None:
         """Stop: every running clock is saved as it is now and so paused until the next

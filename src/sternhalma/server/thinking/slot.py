@@ -76,7 +76,10 @@ def slot_main(conn: Connection, parent: int, nodes: int | None, given_up: Any) -
             number, work = read_json(conn.recv_bytes())
         except (EOFError, OSError):
             return
-        _send(conn, _answer(number, work, nodes))
+        try:
+            _send(conn, _answer(number, work, nodes))
+        except OSError:  # the parent was killed: nobody waits for the answer
+            return
 
 
 def _answer(number: int, work: object, nodes: int | None) -> tuple[str, str | None]:

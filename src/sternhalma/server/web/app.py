@@ -19,6 +19,7 @@ import platformdirs
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.requests import ClientDisconnect
 
 from sternhalma.clock import TimeSource, monotonic_ms
 from sternhalma.errors import SternhalmaError, UnknownVariantError
@@ -42,6 +43,7 @@ from sternhalma.server.tables.service import Tables
 from sternhalma.server.thinking import Thinking
 from sternhalma.server.thinking.pool import Pool
 from sternhalma.server.thinking.queue import Queue
+from sternhalma.server.web import errors
 from sternhalma.server.web.accounts import accounts_router
 from sternhalma.server.web.admission import AddressLimits, Admission, Capacity, Limits, Shared
 from sternhalma.server.web.connection import Connection
@@ -119,6 +121,9 @@ class Settings:
     public_url: str | None = None
     #: The seek pool: pairing rounds, when computer seats are offered (server/pool/).
     pool: PoolSettings = field(default_factory=PoolSettings)
+    #: Seconds a finished table that changed no rating is kept before the tidying removes
+    #: it (0: for good); rated games are always kept.
+    keep_finished: float = 30 * 24 * 3600.0
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -158,6 +163,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             takeover=settings.takeover,
             first_move=settings.first_move,
             absence=settings.absence,
+            keep_finished=settings.keep_finished,
         )
         await app.state.tables.resume()
         app.state.tables.start_tidying()
@@ -187,6 +193,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(Guard, bind=settings.host, origins=settings.allowed_origins + public)
     app.include_router(watching_router(settings.web_root))
     app.include_router(pool_router)
+    errors.install(app)
 
     @app.exception_handler(SternhalmaError)
     async def refused(_request: Request, error: SternhalmaError) -> JSONResponse:
@@ -233,6 +240,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise ProtocolError('"identity" must be the secret your browser keeps')
         if not isinstance(body.get("rated", False), bool):
             raise ProtocolError('"rated" must be true or false')
+        if not isinstance(body.get("deadline_rule", True), bool):
+            raise ProtocolError('"deadline_rule" must be true or false')
         admission: Admission = request.app.state.admission
         await admission.admit("table", address_of(request), identity)
         if nickname is not None and identity is None:
@@ -243,7 +252,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             body.get("seats"),
             start=json.dumps(start) if isinstance(start, dict) else start,
             moves_made=body.get("moves_made"),
-            deadline_rule=body.get("deadline_rule", True) is not False,
+            deadline_rule=body.get("deadline_rule", True),
             clock=body.get("clock"),
             rated=body.get("rated", False),
             sit=sit,
@@ -393,10 +402,13 @@ async def json_body(request: Request) -> object:
     if declared.isascii() and declared.isdigit() and int(declared[:12]) > MAX_BODY:
         raise BodyTooLarge(f"the request is too large (at most {MAX_BODY} bytes)")
     body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            raise BodyTooLarge(f"the request is too large (at most {MAX_BODY} bytes)")
+    try:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_BODY:
+                raise BodyTooLarge(f"the request is too large (at most {MAX_BODY} bytes)")
+    except ClientDisconnect:  # the body ended before its Content-Length: nothing to read
+        raise ProtocolError("the request body ended before its Content-Length") from None
     try:
         return read_json(body)
     except JsonTextError as error:

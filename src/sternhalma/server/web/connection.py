@@ -203,8 +203,11 @@ class Connection:
         elif isinstance(command, Abort):
             await tables.commands.abort(live, self.token)
         elif isinstance(command, Rematch):
-            await self.admission.admit("table", self.address, self.token)
-            await tables.commands.rematch(live, self.token)
+            await tables.commands.rematch(
+                live,
+                self.token,
+                count_new=lambda: self.admission.admit("table", self.address, self.token),
+            )
         elif isinstance(command, Look):
             self.outbox.put_nowait(
                 {"type": "look", "ply": command.ply, "position": table.position_after(command.ply)}

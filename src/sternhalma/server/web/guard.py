@@ -88,9 +88,12 @@ class Guard:
             await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)
-        host = headers.get("host", "")
+        hosts = headers.getlist("host")
+        # Two Host headers name two servers: which one the request meant is anybody's
+        # guess, so it is refused like a Host of another site.
+        host = hosts[0] if len(hosts) == 1 else ", ".join(hosts)
         refusal = None
-        if not host_allowed(host, self.names):
+        if len(hosts) > 1 or not host_allowed(host, self.names):
             refusal = (
                 400,
                 "host",
