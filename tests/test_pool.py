@@ -188,7 +188,7 @@ def test_the_rated_notes_say_why_a_game_would_not_be_rated(tmp_path: Path) -> No
         notes = client.post("/api/rated-notes", json={"variant": "classic-2"}).json()
         assert notes["provisional"] is True and notes["games"] == 0
         unrated = client.post("/api/tables/unrated", json={"tables": [table["id"], "nope"]})
-        assert unrated.json()["tables"] == {table["id"]: "same-address"}
+        assert unrated.json()["unrated"] == {table["id"]: "same-address"}
         bad = client.post("/api/rated-notes", json={"variant": 3})
         assert bad.status_code == 400
 

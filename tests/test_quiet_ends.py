@@ -10,21 +10,24 @@ from pathlib import Path
 
 ORPHAN = textwrap.dedent(
     """
-    import multiprocessing, os, time, types
-    from sternhalma.server.thinking.jobs import slot_main
+    import json, multiprocessing, os
+    from sternhalma.server.thinking.codec import write_work
+    from sternhalma.server.thinking.jobs import Job
+    from sternhalma.server.thinking.slot import slot_main
 
     if __name__ == "__main__":
         context = multiprocessing.get_context("spawn")
         parent, child = context.Pipe()
         given_up = context.Value("q", 0)  # kept: the child opens its semaphore by name
-        process = context.Process(target=slot_main, args=(child, os.getpid(), 0.5, given_up))
+        process = context.Process(target=slot_main, args=(child, os.getpid(), None, given_up))
         process.start()
         child.close()
-        assert parent.recv()[0] == "ready"
-        # A job that thinks for half a second (time.sleep(nodes)); its asker goes away.
-        parent.send((1, types.SimpleNamespace(answer=time.sleep)))
+        assert json.loads(parent.recv_bytes())[0] == "ready"
+        # A Hard move that thinks for a while; its asker goes away at once.
+        job = Job("classic-2", None, None, (), True, "hard", 1, 1.0)
+        parent.send_bytes(json.dumps([1, write_work(job)]).encode())
         parent.close()
-        process.join(20)
+        process.join(30)
         print(process.exitcode)
     """
 )

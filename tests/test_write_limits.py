@@ -19,10 +19,10 @@ from test_server import PERSON, event_of, receive_until
 from test_store import new_table, postgres, url
 
 from sternhalma.server.protocol import TableError
-from sternhalma.server.storage.identities import IdentityRules, hash_address
+from sternhalma.server.storage.identities import IdentityRules
 from sternhalma.server.storage.schema import PlayerRow
 from sternhalma.server.storage.store import Store
-from sternhalma.server.web.connection import AddressLimits
+from sternhalma.server.web.admission import AddressLimits
 
 __all__ = ["postgres", "url"]  # the store tests' fixtures: an SQLite file and PostgreSQL 15
 
@@ -162,7 +162,9 @@ async def racing_identities(url: str, address: str) -> tuple[list[object], list[
                 select(func.count())
                 .select_from(PlayerRow)
                 .where(
-                    PlayerRow.address_hash.in_([hash_address(address + t) for t in ("", " sits")])
+                    PlayerRow.address_hash.in_(
+                        [stores[0].hash_address(address + t) for t in ("", " sits")]
+                    )
                 )
             )
         return creates, sits, int(players or 0)
