@@ -17,12 +17,14 @@ from typing import Any
 
 from sternhalma.analysis import replay
 from sternhalma.boards.base import bits
+from sternhalma.boards.star import STAR
 from sternhalma.game import FINISHED, Game
 from sternhalma.match import GameTask, play_game
 from sternhalma.notation import position_to_dict
 from sternhalma.position import Move, Position
 from sternhalma.records import read_record
 from sternhalma.rules import find_variant
+from sternhalma.rules.base import Ruleset
 from sternhalma.rules.race import RaceRules
 
 #: The game the found positions come from.
@@ -43,8 +45,15 @@ def _is_step(rules: RaceRules, move: Move) -> bool:
 def _played(variant: str) -> list[Game]:
     """The referee before each move of a seeded Medium-against-Medium game."""
     rules = find_variant(variant)
-    task = GameTask(0, variant, tuple(range(rules.players)), ("medium",) * rules.players,
-                    LESSON_SEED, None, record=True)
+    task = GameTask(
+        0,
+        variant,
+        tuple(range(rules.players)),
+        ("medium",) * rules.players,
+        LESSON_SEED,
+        None,
+        record=True,
+    )
     report = play_game(task)
     assert report.record is not None
     return [before for before, _ in replay(read_record(report.record).game)]
@@ -76,7 +85,7 @@ def _front(rules: RaceRules, area: int) -> list[tuple[int, int]]:
 
 def _middle(rules: RaceRules, taken: int) -> int:
     """A free hole in the middle of the star."""
-    free = [h for h in bits(rules.board.all & ~rules.board.points) if not taken >> h & 1]
+    free = [h for h in bits(STAR.all & ~STAR.points) if not taken >> h & 1]
     return free[len(free) // 2]
 
 
@@ -105,7 +114,9 @@ def _deadline_game() -> Game:
     )
     marbles = list(game.position.marbles)
     taken = marbles[0] | marbles[1]
-    home_hole = next(h for h, n in _front(rules, rules.homes[0]) if not taken >> h & 1 and not taken >> n & 1)
+    home_hole = next(
+        h for h, n in _front(rules, rules.homes[0]) if not taken >> h & 1 and not taken >> n & 1
+    )
     rows = rules.distance_to_goal[0]
     hindmost = max(bits(marbles[0] & ~rules.homes[0]), key=lambda h: (rows[h], h))
     marbles[0] ^= (1 << hindmost) | (1 << home_hole)
@@ -113,7 +124,8 @@ def _deadline_game() -> Game:
     return Game(rules, start=Position(rules, 0, tuple(marbles)), moves_made=made)
 
 
-def _captures(rules: Any, position: Position, move: Move) -> bool:
+def _captures(rules: Ruleset, position: Position, move: Move) -> bool:
+    """A move that takes a piece (every jump in the capture game)."""
     return sum(rules.apply_unchecked(position, move).captured) > sum(position.captured)
 
 
@@ -178,7 +190,9 @@ def lesson() -> list[dict[str, Any]]:
     add(
         "halma",
         Game(halma),
-        lambda g, m: _is_step(halma, m) and _diagonal(halma.board.names[m[0]], halma.board.names[m[1]]),
+        lambda g, m: (
+            _is_step(halma, m) and _diagonal(halma.board.names[m[0]], halma.board.names[m[1]])
+        ),
     )
     return steps
 

@@ -131,7 +131,9 @@ def _ident(kind: str, variant: str, ply: Ply, seat: int) -> str:
 
 
 # -- finish in N --------------------------------------------------------------------------
-def solo_solution(rules: RaceRules, seat: int, own: int, moves: int) -> list[tuple[int, int]] | None:
+def solo_solution(
+    rules: RaceRules, seat: int, own: int, moves: int
+) -> list[tuple[int, int]] | None:
     """A way home for ``seat`` alone in at most ``moves`` moves, or None (depth-first)."""
     solo = SoloMoves(rules, seat)
     goal = solo.goal
@@ -201,9 +203,7 @@ def chain_puzzle(rules: RaceRules, ply: Ply) -> dict[str, Any] | None:
     best, answers, count = chain_answers(rules, position)
     if best < CHAIN_ROWS or len(answers) > 2 or count < 8:
         return None
-    return _one_move(
-        "chain", rules, ply, answers, count, depth=1 + best // 4, extra={"rows": best}
-    )
+    return _one_move("chain", rules, ply, answers, count, depth=1 + best // 4, extra={"rows": best})
 
 
 def _one_move(
@@ -393,7 +393,10 @@ def check_puzzle(puzzle: dict[str, Any]) -> None:
         least = min(replies.values())
         expected = _names(rules, [m for m, n in replies.items() if n == least])
         rest = sorted(replies.values())[1]
-        if rest - least < BLOCK_ROWS or [rival_best(rules, position.marbles, 1 - position.turn), least] != puzzle["rows"]:
+        if (
+            rest - least < BLOCK_ROWS
+            or [rival_best(rules, position.marbles, 1 - position.turn), least] != puzzle["rows"]
+        ):
             raise PuzzleError(f"{ident}: the block is not clear")
     elif kind == "crowd":
         answer = crowd_answer(rules, game)

@@ -22,7 +22,9 @@ def puzzles() -> None:
 
 @puzzles.command()
 @click.option("--seed", default=0, show_default=True, help="The games' seed.")
-@click.option("--per-variant", default=PER_VARIANT, show_default=True, help="Puzzles per kind and variant.")
+@click.option(
+    "--per-variant", default=PER_VARIANT, show_default=True, help="Puzzles per kind and variant."
+)
 @click.option("--games", default=GAMES, show_default=True, help="Games played per variant.")
 @click.option("--out", type=click.Path(dir_okay=False), default=str(SHIPPED), show_default=True)
 def make(seed: int, per_variant: int, games: int, out: str) -> None:

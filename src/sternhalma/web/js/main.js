@@ -3,8 +3,10 @@
 import { LANGUAGES, language, preferredLanguage, setLanguage, t } from "./i18n.js";
 import { showAnalysis } from "./analysis.js";
 import { showHowTo } from "./howto.js";
+import { showLearn } from "./learn.js";
 import { showLobby } from "./lobby.js";
 import { showPuzzle } from "./puzzle.js";
+import { showPuzzles } from "./puzzles.js";
 import { showRatings } from "./ratings.js";
 import { showTable } from "./table/page.js";
 
@@ -25,11 +27,15 @@ async function route() {
   const ratings = path === "/ratings";
   const analysis = path === "/analysis";
   const puzzle = path === "/puzzle/crossing";
+  const puzzles = path === "/puzzles";
+  const learn = path === "/learn";
   document.body.dataset.view = table ? "table" : howto ? "howto" : ratings ? "ratings"
-    : analysis ? "analysis" : puzzle ? "puzzle" : "lobby";
+    : analysis ? "analysis" : puzzle || puzzles || learn ? "puzzle" : "lobby";
   if (table) leave = await showTable(app, table[1], navigate);
   else if (analysis) leave = await showAnalysis(app);
   else if (puzzle) leave = await showPuzzle(app);
+  else if (puzzles) leave = await showPuzzles(app);
+  else if (learn) leave = await showLearn(app);
   else if (howto) leave = await showHowTo(app, howto[1]);
   else if (ratings) leave = await showRatings(app);
   else leave = await showLobby(app, navigate);
