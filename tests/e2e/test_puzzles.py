@@ -40,8 +40,8 @@ def test_a_puzzle_solved_moves_the_rating_and_a_wrong_one_lowers_it(
 
     # The next puzzle is another one; a wrong move is not solved and the rating drops.
     page.get_by_role("button", name="Next puzzle").click()
-    expect(page.locator("section[data-puzzle]")).not_to_have_attribute("data-puzzle", chain["id"])
-    ident = page.locator("section[data-puzzle]").get_attribute("data-puzzle")
+    expect(page.locator("#app")).not_to_have_attribute("data-puzzle", chain["id"])
+    ident = page.locator("#app").get_attribute("data-puzzle")
     puzzle = next(p for p in SET["puzzles"] if p["id"] == ident)
     if puzzle["kind"] == "finish":
         page.get_by_role("button", name="Show the answer").click()
@@ -66,13 +66,13 @@ def test_a_puzzle_solved_moves_the_rating_and_a_wrong_one_lowers_it(
 def test_the_daily_puzzle_is_the_same_for_everyone(page: Page, server: str) -> None:
     page.goto(f"{server}/puzzles?daily")
     expect(page.locator("#pz-task")).to_contain_text("Puzzle of ")
-    first = page.locator("section[data-puzzle]").get_attribute("data-puzzle")
+    first = page.locator("#app").get_attribute("data-puzzle")
     other = page.context.browser.new_context()  # type: ignore[union-attr]
     try:
         fresh = other.new_page()
         fresh.goto(f"{server}/puzzles")
         fresh.get_by_role("button", name="Daily puzzle").click()
-        expect(fresh.locator("section[data-puzzle]")).to_have_attribute("data-puzzle", first or "")
+        expect(fresh.locator("#app")).to_have_attribute("data-puzzle", first or "")
     finally:
         other.close()
 
@@ -118,7 +118,7 @@ def test_the_lesson_is_completed_with_the_keyboard(
     page.get_by_role("link", name="Learn the rules").click()
     expect(page.locator("#ln-progress")).to_have_text(f"Step 1 of {len(steps)}")
     for number, step in enumerate(steps, start=1):
-        expect(page.locator("section[data-step]")).to_have_attribute("data-step", step["id"])
+        expect(page.locator("#app")).to_have_attribute("data-step", step["id"])
         if number == 1:  # a wrong move first (a jump): explained and taken back
             wrong = [m for m in step["moves"] if not m["ok"]]
             start = focus_by_tab(page, {m["path"][0] for m in wrong}, "movable")

@@ -60,7 +60,7 @@ export async function showLearn(root) {
     board = new Board($("#board"), data.boards[variant.board], picker.boardOptions());
     picker.board = board;
     board.svg.setAttribute("aria-label", t("board.label"));
-    board.turnHomeDown(variant.homes[0]);
+    if (variant.homes) board.turnHomeDown(variant.homes[0]);
     if (variant.goals) board.showGoal(variant.goals[0]);
     $("#ln-keys").textContent = t(`keys.help.${variant.game}`);
     $("#ln-progress").textContent = t("learn.progress", { n: i + 1, total: steps.length });
@@ -91,7 +91,8 @@ export async function showLearn(root) {
       root.dataset.done = last ? "true" : "false";
       $("#ln-next").disabled = last;
       if (last) localStorage.setItem("sternhalma.learned", "true");
-      (last ? $("#ln-again") : $("#ln-next")).focus();
+      // After the picker has put the focus back on the board.
+      setTimeout(() => (last ? $("#ln-again") : $("#ln-next")).focus(), 0);
       return;
     }
     const why = move.out ? "learn.wrong.out" : "learn.wrong";

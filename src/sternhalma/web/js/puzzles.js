@@ -192,7 +192,7 @@ export async function showPuzzles(root) {
     const change = after === before ? "" : ` (${after > before ? "+" : ""}${after - before})`;
     render(t(solved ? "puzzles.solved.now" : "puzzles.wrong") + change);
     root.dataset.result = solved ? "solved" : "wrong";
-    $("#pz-next").focus();
+    setTimeout(() => $("#pz-next").focus(), 0); // after the picker's focus on the board
   }
 
   function showAnswer() {
