@@ -8,6 +8,7 @@ from sternhalma import core
 from sternhalma.cli.analyse import analyse, solve
 from sternhalma.cli.engine import bench, moves, start
 from sternhalma.cli.play import match, play
+from sternhalma.cli.puzzles import puzzles
 from sternhalma.cli.records import replay
 from sternhalma.cli.serve import serve
 from sternhalma.cli.worker import worker
@@ -31,3 +32,4 @@ main.add_command(play)
 main.add_command(analyse)
 main.add_command(solve)
 main.add_command(worker)
+main.add_command(puzzles)

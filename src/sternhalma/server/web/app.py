@@ -50,6 +50,7 @@ from sternhalma.server.web.connection import Connection
 from sternhalma.server.web.guard import Guard
 from sternhalma.server.web.layout import catalogue
 from sternhalma.server.web.pool_socket import router as pool_router
+from sternhalma.server.web.puzzles import router as puzzles_router
 from sternhalma.server.web.review import Analyses, crossing_moves, legal_moves, record_plies
 from sternhalma.server.web.watching import watching_router
 
@@ -369,6 +370,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_api_route("/ratings", index, include_in_schema=False)
     app.add_api_route("/analysis", index, include_in_schema=False)
     app.add_api_route("/puzzle/crossing", index, include_in_schema=False)
+    app.add_api_route("/puzzles", index, include_in_schema=False)
+    app.add_api_route("/learn", index, include_in_schema=False)
+    app.include_router(puzzles_router)
     app.mount("/static", StaticFiles(directory=web), name="static")
     return app
 

@@ -4,9 +4,11 @@ import { LANGUAGES, language, preferredLanguage, setLanguage, t } from "./i18n.j
 import { showAccount } from "./account.js";
 import { showAnalysis } from "./analysis.js";
 import { showHowTo } from "./howto.js";
+import { showLearn } from "./learn.js";
 import { showLobby } from "./lobby.js";
 import { showProfile } from "./profile.js";
 import { showPuzzle } from "./puzzle.js";
+import { showPuzzles } from "./puzzles.js";
 import { showRatings } from "./ratings.js";
 import { showTable } from "./table/page.js";
 import { showWatch } from "./watch.js";
@@ -31,12 +33,17 @@ async function route() {
   const player = path.match(/^\/@\/([^/]+)$/);
   const account = path === "/account";
   const watch = path === "/watch";
+  const puzzles = path === "/puzzles";
+  const learn = path === "/learn";
   document.body.dataset.view = table || watch ? "table" : howto ? "howto" : ratings ? "ratings"
-    : analysis ? "analysis" : puzzle ? "puzzle" : player ? "profile" : account ? "account" : "lobby";
+    : analysis ? "analysis" : puzzle || puzzles || learn ? "puzzle" : player ? "profile"
+    : account ? "account" : "lobby";
   if (table) leave = await showTable(app, table[1], navigate);
   else if (analysis) leave = await showAnalysis(app);
   else if (puzzle) leave = await showPuzzle(app);
   else if (watch) leave = await showWatch(app, navigate);
+  else if (puzzles) leave = await showPuzzles(app);
+  else if (learn) leave = await showLearn(app);
   else if (howto) leave = await showHowTo(app, howto[1]);
   else if (ratings) leave = await showRatings(app);
   else if (player) leave = await showProfile(app, decodeURIComponent(player[1]));
