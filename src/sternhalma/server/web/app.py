@@ -43,6 +43,7 @@ from sternhalma.server.thinking.queue import Queue
 from sternhalma.server.web.connection import AddressLimits, Connection, Limits, PerAddress
 from sternhalma.server.web.guard import Guard
 from sternhalma.server.web.layout import catalogue
+from sternhalma.server.web.pages import add_pages
 from sternhalma.server.web.review import Analyses, crossing_moves, legal_moves, record_plies
 
 #: The browser app: index.html, css/, js/, i18n/, howto/.
@@ -306,6 +307,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_api_route("/analysis", index, include_in_schema=False)
     app.add_api_route("/puzzle/crossing", index, include_in_schema=False)
     app.mount("/static", StaticFiles(directory=web), name="static")
+    add_pages(app, web, RULES_TEXT)
     return app
 
 
