@@ -6,7 +6,7 @@
 For each variant, seeded positions of the first seat alone, as a race leaves them:
 from home, 0 to 40 moves each either the estimate's own plan (the first move of a
 16-wide beam) or, one time in three, a random move. Each position is counted twice:
-the estimate (``analysis.ESTIMATE_WIDTH``, the beam alone, no remembered ways) and the
+the estimate (a beam ``--width`` wide, 256, alone: no remembered ways) and the
 reference: the exact count by IDA* (``solo.lower_bound`` with ``--nodes``, 20,000) where it
 finishes, else the shortest of the estimate and a beam ``--reference`` wide (itself
 only an upper bound, so the error against it can only be understated there; the
@@ -24,7 +24,6 @@ import statistics
 import time
 from collections import Counter
 
-from sternhalma.analysis import ESTIMATE_WIDTH
 from sternhalma.rules import find_variant
 from sternhalma.rules.race import RaceRules
 from sternhalma.solo import SoloMoves, beam, lower_bound
@@ -65,12 +64,13 @@ def reference(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=60)
+    parser.add_argument("--width", type=int, default=256, help="the estimate's beam")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--variants", nargs="+", default=["classic-2", "halma-2"])
     parser.add_argument("--reference", type=int, default=2000)
     parser.add_argument("--nodes", type=int, default=20_000)
     args = parser.parse_args()
-    print(f"estimate: a beam {ESTIMATE_WIDTH} wide; reference: IDA* or a beam {args.reference} wide")
+    print(f"estimate: a beam {args.width} wide; reference: IDA* or a beam {args.reference} wide")
     for variant in args.variants:
         rules = find_variant(variant)
         assert isinstance(rules, RaceRules)
@@ -80,7 +80,7 @@ def main() -> None:
         exact = 0
         pairs: list[int] = []
         for own in positions(rules, args.positions, rng):
-            guess = beam(rules, 0, own, ESTIMATE_WIDTH)
+            guess = beam(rules, 0, own, args.width)
             estimate = len(guess) if guess else 0
             truth, is_exact = reference(rules, own, estimate, args.reference, args.nodes)
             errors.append(estimate - truth)
@@ -89,7 +89,7 @@ def main() -> None:
             # estimate here less one (a way home one move shorter is known).
             if guess and guess.moves:
                 move = guess.moves[0]
-                after = beam(rules, 0, own ^ (1 << move[0]) ^ (1 << move[-1]), ESTIMATE_WIDTH)
+                after = beam(rules, 0, own ^ (1 << move[0]) ^ (1 << move[-1]), args.width)
                 if after is not None:
                     pairs.append(len(after) - (estimate - 1))
         spread = Counter(errors)

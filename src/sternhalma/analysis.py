@@ -34,11 +34,11 @@ from sternhalma.solo import Solution, beam, lower_bound
 
 #: The beam that estimates moves to go (the compiled core's solo search, solo.py):
 #: wider is closer to the truth and slower.
-ESTIMATE_WIDTH = 256
+ESTIMATE_WIDTH = 16
 #: The estimate's own error, in moves: how far above the true count it may be
 #: (measured by bench/estimate_error.py, docs/analysis.md). A loss no larger than
 #: this may be the estimate's error, not the move's, and is judged good.
-ESTIMATE_ERROR = 2
+ESTIMATE_ERROR = 1
 #: A move that loses at least this many moves to go is an inaccuracy ...
 INACCURACY = ESTIMATE_ERROR + 1
 #: ... and at least this many a mistake.
@@ -158,7 +158,7 @@ def plan_move(rules: RaceRules, seat: int, own: int) -> Move | None:
     if frame is None:
         return move
     back = {turned: hole for hole, turned in enumerate(frame)}
-    return tuple(back[hole] for hole in move)
+    return Move(back[hole] for hole in move)
 
 
 @cache

@@ -28,7 +28,8 @@ MAIN = '<main id="app" tabindex="-1"></main>'
 def rules_html(rules: Path) -> str:
     """rules.md as HTML (CommonMark with tables; raw HTML in the text is escaped)."""
     markdown = MarkdownIt("commonmark", {"html": False}).enable("table")
-    return markdown.render(rules.read_text(encoding="utf-8"))
+    rendered: str = markdown.render(rules.read_text(encoding="utf-8"))
+    return rendered
 
 
 def in_chrome(web: Path, page: str, body: str) -> str:
