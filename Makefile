@@ -24,8 +24,10 @@ $(BIN)/sternhalma: pyproject.toml $(CORE_SOURCES) $(MODULES)
 setup: $(BIN)/sternhalma
 
 # The web app on 127.0.0.1:8000; a browser tab opens where there is one.
+# ARGS go to `sternhalma serve`: make run ARGS="--host 0.0.0.0 --port 8080".
+ARGS ?=
 run: setup
-	$(BIN)/sternhalma serve --open
+	$(BIN)/sternhalma serve --open $(ARGS)
 
 lint: setup
 	$(BIN)/ruff check src tests bench

@@ -30,33 +30,46 @@ from sternhalma.game import Game
 from sternhalma.players.hard import HardPlayer
 from sternhalma.position import Move, Position
 from sternhalma.rules.race import RaceRules
-from sternhalma.solo import beam, lower_bound
+from sternhalma.solo import Solution, beam, lower_bound
 
-#: A move that loses fewer moves to go than this is good.
-INACCURACY = 2
-#: A move that loses at least this many moves to go is a mistake (between: an inaccuracy).
-MISTAKE = 4
+#: The beam that estimates moves to go (the compiled core's solo search, solo.py):
+#: wider is closer to the truth and slower.
+ESTIMATE_WIDTH = 16
+#: The estimate's own error, in moves: how far above the true count it may be
+#: (measured by bench/estimate_error.py, docs/analysis.md). A loss no larger than
+#: this may be the estimate's error, not the move's, and is judged good.
+ESTIMATE_ERROR = 1
+#: A move that loses at least this many moves to go is an inaccuracy ...
+INACCURACY = ESTIMATE_ERROR + 1
+#: ... and at least this many a mistake.
+MISTAKE = ESTIMATE_ERROR + 3
 #: Hard's search for the best move, in nodes (a tenth of a second of play).
 BEST_NODES = 1_500
-#: The beam that estimates moves to go: wider is closer to the truth and slower.
-ESTIMATE_WIDTH = 16
 #: The lower bound's node allowance, and the marbles outside the goal up to which it
 #: is tried (further out it cannot finish, and the bound is that count).
 BOUND_NODES = 1_000
 EXACT_UP_TO = 5
+#: Ways home remembered per process (positions on a beam's path, with the moves left).
+KNOWN_LIMIT = 200_000
 
 
 class AnalysisError(SternhalmaError):
     """A position or game the analysis cannot judge (the capture game has no moves to go)."""
 
 
-def verdict(loss: int) -> str:
-    """``good``, ``inaccuracy`` or ``mistake`` for a move that lost ``loss`` moves to go."""
-    if loss >= MISTAKE:
+def verdict(loss: int, error: int = ESTIMATE_ERROR) -> str:
+    """``good``, ``inaccuracy`` or ``mistake`` for a move that lost ``loss`` moves to go,
+    when the counts compared may each be ``error`` moves too high (0: both exact)."""
+    if loss >= error + MISTAKE - ESTIMATE_ERROR:
         return "mistake"
-    if loss >= INACCURACY:
+    if loss >= error + INACCURACY - ESTIMATE_ERROR:
         return "inaccuracy"
     return "good"
+
+
+def thresholds() -> dict[str, int]:
+    """The review's thresholds as the page and the JSON review give them."""
+    return {"inaccuracy": INACCURACY, "mistake": MISTAKE, "error": ESTIMATE_ERROR}
 
 
 @dataclass(frozen=True)
@@ -76,7 +89,10 @@ def to_go(rules: RaceRules, seat: int, own: int) -> ToGo:
 
     Counted in the first seat's frame where the board can be turned so (the
     star), so that the same shape counts the same for every seat: a beam's
-    ties would otherwise fall differently for a turned copy.
+    ties would otherwise fall differently for a turned copy. The estimate is
+    the shortest way home known: the beam's from here, or the rest of a way
+    found from an earlier position that passes here (so that playing the
+    beam's own move never makes the estimate go up); never below the bound.
     """
     frame = _frame(rules, seat)
     if frame is None:
@@ -84,22 +100,65 @@ def to_go(rules: RaceRules, seat: int, own: int) -> ToGo:
     return _to_go(rules, 0, _turned(own, frame))
 
 
-@lru_cache(maxsize=4096)
 def _to_go(rules: RaceRules, seat: int, own: int) -> ToGo:
-    """to_go in the seat's own frame (cached: a seat's moves to go depend on its own
-    marbles only, and a review meets them again and again)."""
+    lower, exact, found = _count(rules, seat, own)
+    if exact:
+        return ToGo(lower, True, lower)
+    estimate = min(found, _known.get((rules, seat, own), found))
+    return ToGo(lower, False, max(estimate, lower))
+
+
+#: (rules, seat, marbles) in the seat's frame -> the moves of a way home found through them.
+_known: dict[tuple[RaceRules, int, int], int] = {}
+
+
+@lru_cache(maxsize=4096)
+def _count(rules: RaceRules, seat: int, own: int) -> tuple[int, bool, int]:
+    """(lower bound, whether it is exact, the beam's length) in the seat's own frame
+    (cached: a seat's moves to go depend on its own marbles only, and a review meets
+    them again and again). Every position on the beam's way home is remembered with
+    the moves left from it."""
     outside = (own & ~rules.goals[seat]).bit_count()
     if outside <= EXACT_UP_TO:
         bound = lower_bound(rules, seat, own, BOUND_NODES)
         if bound.exact:
-            return ToGo(bound.moves, True, bound.moves)
+            return bound.moves, True, bound.moves
         lower = bound.moves
     else:
         lower = outside
-    found = beam(rules, seat, own, ESTIMATE_WIDTH)
-    # A beam that dies out (never on a real board) leaves only the bound to go by.
-    estimate = lower if found is None else max(len(found), lower)
-    return ToGo(lower, False, estimate)
+    found = _way(rules, seat, own)
+    if found is None:
+        # A beam that dies out (never on a real board) leaves only the bound to go by.
+        return lower, False, lower
+    if len(_known) > KNOWN_LIMIT:
+        _known.clear()
+    marbles = own
+    for left, move in zip(range(len(found), 0, -1), found.moves, strict=True):
+        key = (rules, seat, marbles)
+        _known[key] = min(left, _known.get(key, left))
+        marbles ^= (1 << move[0]) | (1 << move[-1])
+    return lower, False, len(found)
+
+
+@lru_cache(maxsize=1024)
+def _way(rules: RaceRules, seat: int, own: int) -> Solution | None:
+    """The estimate's beam from ``own`` in the seat's own frame."""
+    return beam(rules, seat, own, ESTIMATE_WIDTH)
+
+
+def plan_move(rules: RaceRules, seat: int, own: int) -> Move | None:
+    """The first move of the estimate's way home for ``seat`` alone (in the real frame),
+    or None when it is home or the beam found nothing."""
+    frame = _frame(rules, seat)
+    here = own if frame is None else _turned(own, frame)
+    found = _way(rules, seat if frame is None else 0, here)
+    if found is None or not found.moves:
+        return None
+    move = found.moves[0]
+    if frame is None:
+        return move
+    back = {turned: hole for hole, turned in enumerate(frame)}
+    return Move(back[hole] for hole in move)
 
 
 @cache
@@ -188,15 +247,13 @@ class MoveReview:
     seat: int
     played: Move
     best: Move
-    #: Moves to go the mover lost against Hard's choice (0 or more).
+    #: Moves to go the mover lost against the better move (0 or more).
     loss: int
+    #: good, inaccuracy or mistake: the loss judged against the estimate's error.
+    verdict: str
     #: Every seat's moves to go after the move.
     to_go: list[ToGo]
     race: int | None
-
-    @property
-    def verdict(self) -> str:
-        return verdict(self.loss)
 
     def as_dict(self, rules: RaceRules) -> dict[str, Any]:
         return {
@@ -222,7 +279,9 @@ class Review:
     moves: list[MoveReview] = field(default_factory=list)
 
     def summary(self) -> dict[str, dict[str, int]]:
-        """Per seat colour: how many good moves, inaccuracies and mistakes, and moves lost."""
+        """Per seat colour: how many good moves, inaccuracies and mistakes, and the moves
+        those inaccuracies and mistakes lost (a loss within the estimate's error is not
+        counted: it may be the estimate's, not the player's)."""
         table = {
             colour: {"good": 0, "inaccuracy": 0, "mistake": 0, "lost": 0}
             for colour in self.rules.seats
@@ -230,14 +289,15 @@ class Review:
         for move in self.moves:
             row = table[self.rules.seats[move.seat]]
             row[move.verdict] += 1
-            row["lost"] += move.loss
+            if move.verdict != "good":
+                row["lost"] += move.loss
         return table
 
     def as_dict(self) -> dict[str, Any]:
         rules = self.rules
         return {
             "variant": rules.id,
-            "thresholds": {"inaccuracy": INACCURACY, "mistake": MISTAKE},
+            "thresholds": thresholds(),
             "start": {
                 "to_go": {rules.seats[s]: count.as_dict() for s, count in enumerate(self.start)},
                 "race": self.start_race,
@@ -248,20 +308,37 @@ class Review:
 
 
 def review_move(before: Game, move: Move) -> MoveReview:
-    """Judge ``move`` played where ``before`` stands (``before`` is not changed)."""
+    """Judge ``move`` played where ``before`` stands (``before`` is not changed).
+
+    The better move is the one of two candidates that leaves the mover fewer moves
+    to go: Hard's choice and the first move of the mover's own way home (the
+    estimate's beam), when it is legal here. The loss is the mover's moves to go
+    after the move played less after the better move; the verdict allows for the
+    estimate's error (none when both counts are exact).
+    """
     rules = race_rules(before.rules)
     position = before.position
     seat = position.turn
-    best = best_move(before) or move
+    own = position.marbles[seat]
+    to_go(rules, seat, own)  # the mover's way home from here, remembered for the counts below
+    legal = {(m[0], m[-1]): m for m in before.legal_moves()} if not before.is_over else {}
+    candidates: list[Move] = []
+    for candidate in (best_move(before), plan_move(rules, seat, own)):
+        if candidate is not None and (candidate[0], candidate[-1]) in legal:
+            candidates.append(legal[(candidate[0], candidate[-1])])
     after = rules.apply_unchecked(position, move)
-    counts = [to_go(rules, s, own) for s, own in enumerate(after.marbles)]
-    if _same(move, best):
-        loss = 0
-    else:
-        instead = to_go(rules, seat, rules.apply_unchecked(position, best).marbles[seat])
-        loss = max(0, counts[seat].estimate - instead.estimate)
+    counts = [to_go(rules, s, marbles) for s, marbles in enumerate(after.marbles)]
+    best, instead = move, counts[seat]
+    for candidate in candidates:
+        count = to_go(rules, seat, rules.apply_unchecked(position, candidate).marbles[seat])
+        if best is move or count.estimate < instead.estimate:
+            best, instead = candidate, count
+    loss = 0 if _same(move, best) else max(0, counts[seat].estimate - instead.estimate)
+    error = 0 if counts[seat].exact and instead.exact else ESTIMATE_ERROR
     number = len(before.moves) + 1
-    return MoveReview(number, seat, move, best, loss, counts, race(rules, counts))
+    return MoveReview(
+        number, seat, move, best, loss, verdict(loss, error), counts, race(rules, counts)
+    )
 
 
 def review_game(game: Game, progress: Callable[[int, int], None] | None = None) -> Review:

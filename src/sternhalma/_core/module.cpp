@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "search.hpp"
+#include "solo.hpp"
 
 namespace nb = nanobind;
 using namespace sternhalma;
@@ -74,6 +75,8 @@ public:
     virtual SearchResult search(const Evaluation& evaluation, nb::sequence marbles,
                                 const SearchSettings& settings,
                                 std::vector<std::int64_t> order) const = 0;
+    virtual nb::object solo_beam(nb::int_ own, int seat, const std::vector<std::int64_t>& weights,
+                                 int width, int max_moves) const = 0;
 };
 
 template <int W>
@@ -137,6 +140,28 @@ public:
             pairs.push_back(static_cast<char>(m.end));
         }
         return nb::bytes(pairs.data(), pairs.size());
+    }
+
+    // solo.hpp's beam: (moves as (start, end) bytes, positions looked at), or None.
+    nb::object solo_beam(nb::int_ own, int seat, const std::vector<std::int64_t>& weights,
+                         int width, int max_moves) const override {
+        if (seat < 0 || seat >= tables_.seats()) throw nb::value_error("no such seat");
+        if (weights.size() != static_cast<std::size_t>(tables_.size()))
+            throw nb::value_error("one weight per hole is needed");
+        const B marbles = to_bits<W>(own, tables_.all());
+        SoloResult r;
+        {
+            nb::gil_scoped_release unlocked;
+            r = sternhalma::solo_beam<W>(tables_, seat, marbles, weights,
+                                         static_cast<std::size_t>(std::max(width, 1)), max_moves);
+        }
+        if (!r.found) return nb::none();
+        std::string pairs;
+        for (const Move& m : r.moves) {
+            pairs.push_back(static_cast<char>(m.start));
+            pairs.push_back(static_cast<char>(m.end));
+        }
+        return nb::make_tuple(nb::bytes(pairs.data(), pairs.size()), r.positions);
     }
 
     bool finished(nb::sequence marbles, int seat, bool owner_counts) const override {
@@ -260,6 +285,10 @@ public:
         return nb::make_tuple(r.best, r.depth, r.used);
     }
     nb::bytes moves(nb::sequence marbles, int seat) const { return core_->moves(marbles, seat); }
+    nb::object solo_beam(nb::int_ own, int seat, std::vector<std::int64_t> weights, int width,
+                         int max_moves) const {
+        return core_->solo_beam(own, seat, weights, width, max_moves);
+    }
     bool finished(nb::sequence marbles, int seat, bool owner_counts) const {
         return core_->finished(marbles, seat, owner_counts);
     }
@@ -299,6 +328,8 @@ NB_MODULE(_native, m) {
              nb::arg("playout_moves") = 8, nb::arg("playout_options") = 8,
              nb::arg("owner_counts") = std::vector<bool>{})
         .def("moves", &RaceCore::moves, nb::arg("marbles"), nb::arg("seat"))
+        .def("solo_beam", &RaceCore::solo_beam, nb::arg("own"), nb::arg("seat"),
+             nb::arg("weights"), nb::arg("width"), nb::arg("max_moves"))
         .def("finished", &RaceCore::finished, nb::arg("marbles"), nb::arg("seat"),
              nb::arg("owner_counts"))
         .def("apply", &RaceCore::apply, nb::arg("marbles"), nb::arg("seat"), nb::arg("start"),

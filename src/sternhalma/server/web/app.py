@@ -49,6 +49,7 @@ from sternhalma.server.web.admission import AddressLimits, Admission, Capacity, 
 from sternhalma.server.web.connection import Connection
 from sternhalma.server.web.guard import Guard
 from sternhalma.server.web.layout import catalogue
+from sternhalma.server.web.pages import add_pages, not_found_page
 from sternhalma.server.web.pool_socket import router as pool_router
 from sternhalma.server.web.puzzles import router as puzzles_router
 from sternhalma.server.web.review import Analyses, crossing_moves, legal_moves, record_plies
@@ -194,7 +195,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(Guard, bind=settings.host, origins=settings.allowed_origins + public)
     app.include_router(watching_router(settings.web_root))
     app.include_router(pool_router)
-    errors.install(app)
+    errors.install(app, not_found_page(settings.web_root))
 
     @app.exception_handler(SternhalmaError)
     async def refused(_request: Request, error: SternhalmaError) -> JSONResponse:
@@ -374,6 +375,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_api_route("/learn", index, include_in_schema=False)
     app.include_router(puzzles_router)
     app.mount("/static", StaticFiles(directory=web), name="static")
+    add_pages(app, web, RULES_TEXT)
     return app
 
 

@@ -2,8 +2,9 @@
 (``{"type": "error", "code", "message"}``, docs/protocol.md) instead of FastAPI's
 ``{"detail": ...}``.
 
-An address under ``/api/`` gets JSON; any other (a page a person typed) goes to
-``page_not_found``, the hook for an HTML page of its own (for now the same JSON).
+An address under ``/api/`` or ``/ws/`` gets JSON; any other (a page a person typed)
+gets the page ``install`` is given (the HTML 404 page of web/pages.py; by default
+the same JSON).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def install(app: FastAPI, pages: Callable[[Request], Awaitable[Response]] = page
     @app.exception_handler(HTTPException)
     async def routing_refused(request: Request, error: HTTPException) -> Response:
         path = request.url.path
-        if error.status_code == 404 and not path.startswith("/api/"):
+        if error.status_code == 404 and not path.startswith(("/api/", "/ws/")):
             return await pages(request)
         response = api_error(error.status_code, path)
         if error.headers:

@@ -24,12 +24,7 @@ from typing import Any
 
 from fastapi import WebSocket, WebSocketDisconnect
 
-from sternhalma.analysis import (
-    INACCURACY,
-    MISTAKE,
-    race_rules,
-    replay,
-)
+from sternhalma.analysis import race_rules, replay, thresholds
 from sternhalma.errors import SternhalmaError
 from sternhalma.jsontext import JsonTextError, read_json
 from sternhalma.notation import position_from_dict, position_to_dict
@@ -163,7 +158,7 @@ class Analyses:
                 await send(
                     {
                         "type": "review-done",
-                        "thresholds": {"inaccuracy": INACCURACY, "mistake": MISTAKE},
+                        "thresholds": thresholds(),
                     }
                 )
             except (SternhalmaError, ThinkingFailed) as error:

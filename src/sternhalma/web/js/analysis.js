@@ -32,6 +32,9 @@ export async function showAnalysis(root) {
       <aside class="side">
         <label class="field card" id="an-open"><span data-i18n="analysis.open"></span>
           <input type="file" id="an-file" accept=".txt,text/plain"></label>
+        <details class="card an-paste"><summary data-i18n="analysis.paste"></summary>
+          <textarea id="an-paste" rows="6" data-i18n-attr="aria-label:analysis.paste"></textarea>
+          <button type="button" id="an-paste-open" data-i18n="analysis.pasteOpen"></button></details>
         <div class="actions an-steps" id="an-steps" hidden>
           <button type="button" id="an-first" class="step" data-i18n-attr="aria-label:analysis.first">«</button>
           <button type="button" id="an-prev" class="step" data-i18n-attr="aria-label:analysis.prev">‹</button>
@@ -58,6 +61,11 @@ export async function showAnalysis(root) {
           <div id="an-graph" class="an-graph"></div>
           <ul id="an-summary" class="an-summary"></ul>
           <p class="hint" data-i18n="analysis.thresholds"></p>
+          <div id="an-share-box" hidden>
+            <button type="button" id="an-share" data-i18n="analysis.share"></button>
+            <input id="an-link" readonly hidden data-i18n-attr="aria-label:analysis.shareLink">
+            <p class="hint" data-i18n="analysis.shareHint"></p>
+          </div>
         </section>
         <section class="moves" aria-labelledby="an-moves-title">
           <h2 id="an-moves-title" data-i18n="moves.title"></h2>
@@ -97,6 +105,7 @@ export async function showAnalysis(root) {
       renderMoves();
     } else if (message.type === "review-done") {
       review.finished = true;
+      $("#an-share-box").hidden = false;
       renderReview();
     } else if (message.type === "error") {
       notice(message.message);
@@ -118,6 +127,8 @@ export async function showAnalysis(root) {
     }
     record = text;
     review = null;
+    $("#an-share-box").hidden = true;
+    $("#an-link").hidden = true;
     analyses.clear();
     variant = data.variants.find((v) => v.id === game.variant);
     $("#board").replaceChildren();
@@ -353,6 +364,14 @@ export async function showAnalysis(root) {
     notice("");
     socket.send({ type: "review", record });
   });
+  $("#an-paste-open").addEventListener("click", () => load($("#an-paste").value));
+  $("#an-share").addEventListener("click", async () => {
+    const link = $("#an-link");
+    link.value = `${location.origin}/analysis#review=${encodeRecord(record)}`;
+    link.hidden = false;
+    link.select();
+    await navigator.clipboard?.writeText(link.value).catch(() => {});
+  });
   $("#an-file").addEventListener("change", async (event) => {
     const file = event.target.files[0];
     if (file) await load(await file.text());
@@ -373,7 +392,12 @@ export async function showAnalysis(root) {
 
   const params = new URLSearchParams(location.search);
   const table = params.get("table");
-  if (table) {
+  const shared = location.hash.startsWith("#review=") ? decodeRecord(location.hash.slice(8)) : null;
+  if (shared !== null) {
+    // A shared review: the record is in the link; the review is made again, the same.
+    await load(shared);
+    if (game && game.analysable && game.moves.length) $("#an-review-start").click();
+  } else if (table) {
     const response = await fetch(`/api/tables/${encodeURIComponent(table)}/record`);
     if (response.ok) await load(await response.text());
     else notice(t("analysis.noRecord"));
@@ -386,6 +410,24 @@ export async function showAnalysis(root) {
     document.removeEventListener("keydown", onKey);
     socket.close();
   };
+}
+
+/** A record in a link: its UTF-8 bytes in base64url (the link carries the whole game,
+ * so it needs no storage on the server and never expires; docs/analysis.md). */
+export function encodeRecord(text) {
+  let binary = "";
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+/** The record of a link made by encodeRecord, or null when it is not one. */
+export function decodeRecord(code) {
+  try {
+    const binary = atob(code.replaceAll("-", "+").replaceAll("_", "/"));
+    return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+  } catch {
+    return null;
+  }
 }
 
 /** A bar of the race with two players: who is ahead, by how many moves. */

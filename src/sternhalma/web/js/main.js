@@ -1,6 +1,6 @@
 // The single-page app: language, routes (lobby, table, how to play) and links.
 
-import { LANGUAGES, language, preferredLanguage, setLanguage, t } from "./i18n.js";
+import { LANGUAGES, language, preferredLanguage, setLanguage, t, translate } from "./i18n.js";
 import { showAccount } from "./account.js";
 import { showAnalysis } from "./analysis.js";
 import { showHowTo } from "./howto.js";
@@ -15,6 +15,8 @@ import { showWatch } from "./watch.js";
 
 const app = document.getElementById("app");
 let leave = null;
+const served = app.dataset.page ? { page: app.dataset.page, path: location.pathname } : null;
+let replaced = false;
 
 async function route() {
   if (leave) leave();
@@ -25,6 +27,15 @@ async function route() {
   brand.textContent = t("app.name");
   document.title = t("app.title");
   const path = location.pathname;
+  // A page the server rendered (the rules, "not found"): only translated, never replaced;
+  // back at it after the app replaced it, the server is asked again.
+  if (served && path === served.path) {
+    if (replaced) return location.reload();
+    document.body.dataset.view = served.page;
+    translate(app);
+    return;
+  }
+  replaced = Boolean(served);
   const table = path.match(/^\/table\/([\w-]+)$/);
   const howto = path.match(/^\/how-to-play\/([\w-]+)$/);
   const ratings = path === "/ratings";
