@@ -3,12 +3,15 @@ one line naming the port or the file and what to do, never a traceback."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import random
 import socket
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,6 +28,8 @@ from sternhalma.game import Game
 from sternhalma.server.storage.store import DatabaseUnavailable, Store, database_url
 from sternhalma.server.web.admission import Limits
 from sternhalma.server.web.app import Settings, create_app
+
+SERVE = [sys.executable, "-m", "sternhalma", "serve", "--workers", "1"]
 
 
 def serve(*args: str) -> subprocess.CompletedProcess[str]:
@@ -231,3 +236,132 @@ def test_a_player_is_told_the_server_cannot_save_and_the_log_says_why(
     full = f"the disk holding the database file {path} is full: free some space"
     assert any(full in record.getMessage() for record in caplog.records)
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+
+
+def immutable(*paths: Path) -> bool:
+    """Make ``paths`` immutable (chattr +i); False where this system does not let us."""
+    done = subprocess.run(["chattr", "+i", *map(str, paths)], capture_output=True, check=False)
+    return done.returncode == 0
+
+
+@contextmanager
+def made_immutable(*paths: Path) -> Iterator[None]:
+    if not immutable(*paths):
+        pytest.skip("chattr +i is not allowed here")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", *map(str, paths)], capture_output=True, check=False)
+
+
+def test_a_database_made_read_only_while_running_says_read_only(tmp_path: Path) -> None:
+    path = tmp_path / "tables.db"
+    url = database_url(str(path))
+
+    async def scenario() -> None:
+        store = Store(url)
+        await store.open()
+        await store.create(new_table("t"))
+        table = await store.load("t")
+        assert table is not None
+        # The file and its log stop taking writes while the store has them open
+        # (root ignores file modes; an immutable file refuses even root).
+        with (
+            made_immutable(path, Path(f"{path}-wal")),
+            pytest.raises(DatabaseUnavailable) as refused,
+        ):
+            await store.commit(moved(table, "m3-m5"), {"type": "event"}, expected=0)
+        saved = await store.load("t")
+        await store.close()
+        assert saved is not None and saved.version == 0
+        error = refused.value
+        assert str(error) == (
+            "the server's database is read-only just now, so games cannot be saved; "
+            "nothing changed, try again later"
+        )
+        assert error.detail == (
+            f"the database file {path} is read-only: make it (and its folder) writable "
+            "for the user running sternhalma, or choose another with --database-url"
+        )
+
+    run_apart(scenario())
+
+
+def test_a_file_size_limit_at_start_is_named(tmp_path: Path) -> None:
+    import resource
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))
+
+    path = tmp_path / "tables.db"
+    done = subprocess.run(
+        [*SERVE, "--port", str(free_port()), "--database-url", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        preexec_fn=limited,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f"error: the database file {path} cannot grow past the file-size limit sternhalma "
+        "runs under (1024 bytes, ulimit -f): raise the limit; the games go on once it can "
+        "be written again"
+    ]
+
+
+def test_an_immutable_shared_memory_file_is_one_line_at_start(tmp_path: Path) -> None:
+    path = tmp_path / "tables.db"
+    run_apart(open_and_close(database_url(str(path))))
+    shm = Path(f"{path}-shm")
+    shm.write_bytes(b"")
+    with made_immutable(shm):
+        done = serve("--port", str(free_port()), "--database-url", str(path))
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f"error: the database's shared-memory file {shm} cannot be written (Operation not "
+        "permitted; immutable? see lsattr): make it writable (chattr -i) or remove it "
+        "while no sternhalma runs"
+    ]
+
+
+def test_a_bus_error_on_the_shared_memory_file_is_one_line(tmp_path: Path) -> None:
+    import httpx
+
+    path = tmp_path / "tables.db"
+    port = free_port()
+    server = subprocess.Popen(
+        [*SERVE, "--port", str(port), "--database-url", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        assert server.stdout.readline().startswith("sternhalma is at ")
+        base = f"http://127.0.0.1:{port}"
+        people = {"variant": "classic-2", "seats": [{"kind": "person"}, {"kind": "person"}]}
+        for _ in range(100):  # uvicorn listens a moment after the line
+            with contextlib.suppress(httpx.ConnectError):
+                assert httpx.post(f"{base}/api/tables", json=people).status_code == 200
+                break
+            time.sleep(0.1)
+        # The -shm cut short under SQLite's map of it: the next access is a bus error.
+        os.truncate(f"{path}-shm", 0)
+        with contextlib.suppress(httpx.HTTPError):
+            for _ in range(20):
+                httpx.post(f"{base}/api/tables", json=people, timeout=10)
+        _, err = server.communicate(timeout=30)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+    assert server.returncode == 1
+    assert err.splitlines()[-1] == (
+        f"error: sternhalma stopped on a bus error (SIGBUS) reading the database's "
+        f"shared-memory file {path}-shm: it was made immutable, cut short or removed while "
+        "the server ran; make it writable (chattr -i) or remove it, then start again"
+    )
+    assert "Traceback" not in err

@@ -6,6 +6,7 @@ import asyncio
 import errno
 import gc
 import os
+import signal
 import socket
 import sys
 import threading
@@ -292,6 +293,7 @@ def serve(
     # problem is one line saying what to do, not a traceback after "sternhalma is at".
     listening = listen(host, port)
     check_services(settings)
+    say_bus_errors(settings.database_url)
     url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"
     shared = f", shared through {settings.redis_url}" if settings.redis_url else ""
     click.echo(
@@ -343,7 +345,12 @@ def check_services(settings: Settings) -> None:
     """Open (create or upgrade) the database and reach Redis once before serving; a
     one-line error naming the file or address and what to do when they fail."""
     from sternhalma.server.bus import RedisBus
+    from sternhalma.server.storage.database import unmappable_shm
     from sternhalma.server.storage.store import DatabaseUnavailable, Store
+
+    problem = unmappable_shm(settings.database_url)
+    if problem is not None:
+        fail(problem)
 
     async def check() -> None:
         store = Store(settings.database_url)
@@ -362,6 +369,32 @@ def check_services(settings: Settings) -> None:
         fail(error.detail)
     except SternhalmaError as error:
         fail(str(error))
+
+
+def say_bus_errors(url: str) -> None:
+    """One line instead of a silent death when the process gets SIGBUS: SQLite maps
+    its -shm file into memory, and when that file is made immutable or cut short
+    while the server runs, the next access to the map is a bus error. SQLite runs on
+    threads of its own, so the handler (run by the main thread) gets to say so; the
+    server stops as it would have, with status 1."""
+    from sternhalma.server.storage.database import sqlite_path
+
+    where = (
+        f"the database's shared-memory file {sqlite_path(url)}-shm"
+        if url.startswith("sqlite") and ":memory:" not in url
+        else "a file mapped into memory"
+    )
+    line = (
+        f"error: sternhalma stopped on a bus error (SIGBUS) reading {where}: it was made "
+        "immutable, cut short or removed while the server ran; make it writable "
+        "(chattr -i) or remove it, then start again\n"
+    ).encode()
+
+    def stop(_signum: int, _frame: object) -> None:
+        os.write(2, line)
+        os._exit(1)
+
+    signal.signal(signal.SIGBUS, stop)
 
 
 def check_redis_url(url: str) -> str:

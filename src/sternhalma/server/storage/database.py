@@ -7,7 +7,10 @@ read without the plumbing around them.
 
 from __future__ import annotations
 
+import errno
 import functools
+import os
+import resource
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
@@ -37,14 +40,24 @@ class DatabaseUnavailable(TableError):
     ``detail`` is the operator's, one line naming the database and what to do."""
 
     def __init__(
-        self, detail: str = "the database cannot be reached", *, saving: bool = False
+        self,
+        detail: str = "the database cannot be reached",
+        *,
+        saving: bool = False,
+        read_only: bool = False,
     ) -> None:
-        super().__init__(
-            "unavailable",
-            "the server cannot save games just now; nothing changed, try again later"
-            if saving
-            else "the server cannot reach its database just now; nothing changed, try again shortly",
-        )
+        if read_only:
+            message = (
+                "the server's database is read-only just now, so games cannot be saved; "
+                "nothing changed, try again later"
+            )
+        elif saving:
+            message = "the server cannot save games just now; nothing changed, try again later"
+        else:
+            message = (
+                "the server cannot reach its database just now; nothing changed, try again shortly"
+            )
+        super().__init__("unavailable", message)
         self.detail = detail
 
 
@@ -78,13 +91,26 @@ def unavailable(error: BaseException, url: str) -> DatabaseUnavailable:
     sqlite = url.startswith("sqlite")
     text = str(getattr(error, "orig", None) or error).lower()
     code = _sqlstate(error)
-    if "readonly" in text or "read-only" in text or code == READ_ONLY:
+    # SQLite says only "disk I/O error" when a file it already has open stops taking
+    # writes (made read-only or immutable while the server runs, a file-size limit):
+    # the files themselves say which.
+    cause = sqlite_cause(sqlite_path(url)) if sqlite and "i/o error" in text else None
+    if cause == "read-only" or "readonly" in text or "read-only" in text or code == READ_ONLY:
         return DatabaseUnavailable(
             f"{where} is read-only: make it (and its folder) writable for the user running "
             "sternhalma, or choose another with --database-url",
             saving=True,
+            read_only=True,
         )
-    if "disk is full" in text or "no space left" in text or code == DISK_FULL:
+    if cause == "too-large" or "file too large" in text:
+        limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+        return DatabaseUnavailable(
+            f"{where} cannot grow past the file-size limit sternhalma runs under "
+            f"({limit} bytes, ulimit -f): raise the limit; the games go on once it "
+            "can be written again",
+            saving=True,
+        )
+    if cause == "full" or "disk is full" in text or "no space left" in text or code == DISK_FULL:
         return DatabaseUnavailable(
             f"the disk holding {where} is full: free some space; the games go on once "
             "it can be written again",
@@ -106,11 +132,67 @@ READ_ONLY = "25006"
 DISK_FULL = "53100"
 
 
+def sqlite_path(url: str) -> str:
+    """The SQLite file of ``url``."""
+    return url.split(":///", 1)[-1].split("?", 1)[0].removeprefix("file:")
+
+
+#: What errno says when a file cannot be opened for writing: read-only (a mode, an
+#: immutable file, a file system mounted read-only).
+_READ_ONLY_ERRNOS = {errno.EPERM, errno.EACCES, errno.EROFS}
+
+
+def sqlite_cause(path: str) -> str | None:
+    """Why the SQLite file at ``path`` (and its -wal and -shm) may not take a write:
+    "read-only", "too-large" (the process's file-size limit) or "full"; None if none
+    of these."""
+    files = [Path(path + suffix) for suffix in ("", "-wal", "-shm")]
+    for file in files:
+        try:
+            os.close(os.open(file, os.O_RDWR))
+        except FileNotFoundError:
+            continue
+        except OSError as error:
+            if error.errno in _READ_ONLY_ERRNOS:
+                return "read-only"
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    if limit != resource.RLIM_INFINITY:
+        # A write grows a file by a page or a WAL frame (a few KiB) at a time.
+        if any(f.exists() and f.stat().st_size + 65536 > limit for f in files[:2]):
+            return "too-large"
+        if limit < 65536:
+            return "too-large"
+    try:
+        space = os.statvfs(Path(path).parent)
+    except OSError:
+        return None
+    return "full" if space.f_bavail * space.f_frsize < 1 << 20 else None
+
+
+def unmappable_shm(url: str) -> str | None:
+    """A one-line error if the SQLite database at ``url`` has a -shm file this process
+    cannot write: SQLite maps it into memory, and a map it cannot grow stops the whole
+    process with SIGBUS at some later write. None if there is none or it is fine."""
+    if not url.startswith("sqlite") or ":memory:" in url:
+        return None
+    shm = sqlite_path(url) + "-shm"
+    try:
+        os.close(os.open(shm, os.O_RDWR))
+    except OSError as error:
+        if error.errno not in _READ_ONLY_ERRNOS:
+            return None  # no such file or folder: SQLite makes it or says why
+        return (
+            f"the database's shared-memory file {shm} cannot be written "
+            f"({error.strerror}; immutable? see lsattr): make it writable (chattr -i) "
+            "or remove it while no sternhalma runs"
+        )
+    return None
+
+
 def describe(url: str) -> str:
     """The database as an operator knows it: the SQLite file, or the URL without password."""
     if url.startswith("sqlite"):
-        path = url.split(":///", 1)[-1].split("?", 1)[0].removeprefix("file:")
-        return f"the database file {path}"
+        return f"the database file {sqlite_path(url)}"
     try:
         return f"the database at {make_url(url).render_as_string(hide_password=True)}"
     except Exception:
