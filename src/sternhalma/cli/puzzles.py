@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from sternhalma.cli.engine import fail
+from sternhalma.cli.values import SEED, count
 from sternhalma.puzzles import GAMES, PER_VARIANT, PuzzleError, check_puzzle, make_puzzles
 
 #: Where the set ships: package data the puzzle page loads.
@@ -21,11 +22,21 @@ def puzzles() -> None:
 
 
 @puzzles.command()
-@click.option("--seed", default=0, show_default=True, help="The games' seed.")
+@click.option("--seed", default=0, show_default=True, type=SEED, help="The games' seed.")
 @click.option(
-    "--per-variant", default=PER_VARIANT, show_default=True, help="Puzzles per kind and variant."
+    "--per-variant",
+    default=PER_VARIANT,
+    show_default=True,
+    type=count(1, 10_000),
+    help="Puzzles per kind and variant.",
 )
-@click.option("--games", default=GAMES, show_default=True, help="Games played per variant.")
+@click.option(
+    "--games",
+    default=GAMES,
+    show_default=True,
+    type=count(1, 100_000),
+    help="Games played per variant.",
+)
 @click.option("--out", type=click.Path(dir_okay=False), default=str(SHIPPED), show_default=True)
 def make(seed: int, per_variant: int, games: int, out: str) -> None:
     """Play seeded games, keep the positions that make puzzles, check every answer.

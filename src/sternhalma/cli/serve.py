@@ -239,6 +239,11 @@ def serve(
     from sternhalma.server.web.admission import AddressLimits
     from sternhalma.server.web.app import Settings, create_app
 
+    if not host or not host.isascii() or not host.isprintable() or len(host) > 253:
+        raise click.BadParameter(
+            f"{shown(host)} is not an address or host name to listen on, like 127.0.0.1",
+            param_hint="--host",
+        )
     options: dict[str, object] = {}
     try:
         if database_url is not None:
