@@ -80,8 +80,10 @@ def cases(sample: int | None, port: int, out: Path) -> Iterator[Case]:
             fixed = ["--port", str(port)]
         if path == ["puzzles", "make"]:  # a value that is fine makes one small set
             fixed = ["--games", "1", "--per-variant", "1", "--out", str(out)]
-        for option in options:
+        for number, option in enumerate(options):
             flag = max(option.opts, key=len)
+            if path[0] == "serve":  # a port each: two accepted values run side by side
+                fixed = ["--port", str(port + number)]
             for value in NUMBERS + STRINGS:
                 yield Case(path, flag, value, [*path, *fixed, flag, value])
         for index, argument in enumerate(arguments[: sample or None]):
@@ -107,6 +109,7 @@ def run(case: Case, home: str, timeout: float, short: float) -> Outcome:
             capture_output=True,
             timeout=short if long_running else timeout,
             env=env,
+            cwd=home,  # a value taken as a file name (match --record) lands there
             check=False,
         )
     except subprocess.TimeoutExpired as expired:

@@ -10,6 +10,7 @@ import click
 
 from sternhalma.cli.engine import fail
 from sternhalma.cli.values import SEED, count
+from sternhalma.errors import shown
 from sternhalma.puzzles import GAMES, PER_VARIANT, PuzzleError, check_puzzle, make_puzzles
 
 #: Where the set ships: package data the puzzle page loads.
@@ -56,7 +57,10 @@ def make(seed: int, per_variant: int, games: int, out: str) -> None:
         "count": len(found),
         "puzzles": found,
     }
-    Path(out).write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n")
+    try:
+        Path(out).write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n")
+    except OSError as error:
+        fail(f"cannot write {shown(out)}: {error.strerror or error}; choose another --out")
     seconds = round(time.perf_counter() - started, 1)
     click.echo(f"{len(found)} puzzles, every answer checked, in {seconds} s: {out}", err=True)
 

@@ -138,7 +138,7 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     "--account-age-hours",
     default=24.0,
     show_default=True,
-    type=click.FloatRange(0),
+    type=seconds(0, 1_000_000),
     help="Two accounts made from one address are rated against each other once both are "
     "this old (and have --account-games rated games).",
 )
@@ -146,7 +146,7 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     "--account-games",
     default=3,
     show_default=True,
-    type=click.IntRange(0),
+    type=count(0),
     help="Rated games each of two accounts from one address needs before their games "
     "together are rated.",
 )
@@ -154,7 +154,7 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     "--max-login-attempts",
     default=5,
     show_default=True,
-    type=click.IntRange(1),
+    type=count(1),
     help="Wrong passwords an account may be sent in 15 minutes (an address: four times as many).",
 )
 @click.option(
@@ -177,7 +177,7 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     "--absent-claim",
     default=30.0,
     show_default=True,
-    type=click.FloatRange(1),
+    type=seconds(1, 86_400),
     help="Seconds an online player may be away during a game before the others may "
     "claim the seat (docs/protocol.md).",
 )
@@ -185,7 +185,7 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     "--pool-computers-after",
     default=60.0,
     show_default=True,
-    type=click.FloatRange(1),
+    type=seconds(1, 86_400),
     help="Seconds a player waits in a 3-6-player pool before computer seats are offered.",
 )
 @setting(
@@ -332,6 +332,9 @@ def listen(host: str, port: int) -> socket.socket:
     listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         listening.bind((host, port))
+        # With SO_REUSEADDR a bind can succeed beside a socket that is bound but not yet
+        # listening; listening here makes that one line too, not uvicorn's traceback.
+        listening.listen(2048)
     except OSError as error:
         listening.close()
         if error.errno == errno.EADDRINUSE:
