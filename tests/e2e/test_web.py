@@ -196,7 +196,7 @@ def test_turkish_and_dutch(page: Page, server: str) -> None:
     page.reload()
     expect(status(page)).to_have_text("Jij bent aan zet: kies een knikker.")  # remembered
 
-    page.get_by_role("link", name="Spelregels").click()
+    page.get_by_role("link", name="Hoe speel je").click()
     expect(page.locator("article.howto h1")).to_have_text("Chinees dammen")
     expect(page.locator("article.howto svg").first).to_be_visible()
 
