@@ -59,18 +59,7 @@ def solo_game(seed: int) -> tuple[list[MoveReview], int]:
     return reviews, blunder
 
 
-#: Seeds whose review is still wrong: the estimate errs by up to 10 moves
-#: (bench/estimate_error.py), more than the verdicts allow for, so a plan move can be
-#: called a mistake and a step back missed (issue 28). Strict: one that comes right fails
-#: here until it is taken off this list.
-WRONG = pytest.mark.xfail(
-    reason="the estimate's error is larger than the verdicts allow", strict=True
-)
-
-
-@pytest.mark.parametrize(
-    "seed", [pytest.param(s, marks=WRONG) if s in (0, 2, 3) else s for s in range(5)]
-)
+@pytest.mark.parametrize("seed", range(5))
 def test_the_solo_search_makes_no_mistake_and_a_step_back_is_caught(seed: int) -> None:
     reviews, blunder = solo_game(seed)
     assert blunder, "the game never had a step back to plant"

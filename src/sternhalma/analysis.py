@@ -49,6 +49,11 @@ BEST_NODES = 1_500
 #: is tried (further out it cannot finish, and the bound is that count).
 BOUND_NODES = 1_000
 EXACT_UP_TO = 5
+#: The wider beam a move's count is checked with before the move is called a loss beyond
+#: the estimate's error: the narrow beam errs by several moves (bench/estimate_error.py),
+#: so a move that looks worse than the better one is counted again with this beam, and
+#: only what is still lost then is judged. Its own error is ``ESTIMATE_ERROR``.
+CHECK_WIDTH = 1_024
 #: Ways home remembered per process (positions on a beam's path, with the moves left).
 KNOWN_LIMIT = 200_000
 
@@ -130,6 +135,32 @@ def _count(rules: RaceRules, seat: int, own: int) -> tuple[int, bool, int]:
     if found is None:
         # A beam that dies out (never on a real board) leaves only the bound to go by.
         return lower, False, lower
+    _remember(rules, seat, own, found)
+    return lower, False, len(found)
+
+
+def checked(rules: RaceRules, seat: int, own: int) -> ToGo:
+    """``to_go`` with the estimate counted again by the beam ``CHECK_WIDTH`` wide (its way
+    home remembered, so the moves after this one count no higher)."""
+    frame = _frame(rules, seat)
+    if frame is not None:
+        seat, own = 0, _turned(own, frame)
+    count = _to_go(rules, seat, own)
+    if count.exact:
+        return count
+    found = _wide(rules, seat, own)
+    if found is not None:
+        _remember(rules, seat, own, found)
+    return _to_go(rules, seat, own)
+
+
+@lru_cache(maxsize=256)
+def _wide(rules: RaceRules, seat: int, own: int) -> Solution | None:
+    return beam(rules, seat, own, CHECK_WIDTH)
+
+
+def _remember(rules: RaceRules, seat: int, own: int, found: Solution) -> None:
+    """Every position on ``found``'s way home, with the moves left from it."""
     if len(_known) > KNOWN_LIMIT:
         _known.clear()
     marbles = own
@@ -137,7 +168,6 @@ def _count(rules: RaceRules, seat: int, own: int) -> tuple[int, bool, int]:
         key = (rules, seat, marbles)
         _known[key] = min(left, _known.get(key, left))
         marbles ^= (1 << move[0]) | (1 << move[-1])
-    return lower, False, len(found)
 
 
 @lru_cache(maxsize=1024)
@@ -335,6 +365,12 @@ def review_move(before: Game, move: Move) -> MoveReview:
             best, instead = candidate, count
     loss = 0 if _same(move, best) else max(0, counts[seat].estimate - instead.estimate)
     error = 0 if counts[seat].exact and instead.exact else ESTIMATE_ERROR
+    if verdict(loss, error) != "good" and not counts[seat].exact:
+        # The narrow beam may have missed a short way home after the move played: count
+        # it again, wider, before calling it a loss (the better move's count is a real
+        # way home, so a count too high there can only hide a loss, never make one).
+        counts[seat] = checked(rules, seat, after.marbles[seat])
+        loss = max(0, counts[seat].estimate - instead.estimate)
     number = len(before.moves) + 1
     return MoveReview(
         number, seat, move, best, loss, verdict(loss, error), counts, race(rules, counts)
