@@ -30,15 +30,18 @@ from sternhalma.game import Game
 from sternhalma.players.hard import HardPlayer
 from sternhalma.position import Move, Position
 from sternhalma.rules.race import RaceRules
-from sternhalma.solo import Solution, beam, lower_bound
+from sternhalma.solo import SoloMoves, Solution, beam, lower_bound
 
 #: The beam that estimates moves to go (the compiled core's solo search, solo.py):
 #: wider is closer to the truth and slower.
 ESTIMATE_WIDTH = 16
-#: The estimate's own error, in moves: how far above the true count it may be
-#: (measured by bench/estimate_error.py, docs/analysis.md). A loss no larger than
-#: this may be the estimate's error, not the move's, and is judged good.
-ESTIMATE_ERROR = 1
+#: The checked count's own error, in moves: how far above the true count the beam
+#: ``CHECK_WIDTH`` wide was found (bench/estimate_error.py, docs/analysis.md), by the
+#: size of the count: (counts up to, error), the last for every larger count. A loss
+#: no larger than this may be the count's error, not the move's, and is judged good.
+ESTIMATE_ERRORS: tuple[tuple[int, int], ...] = ((20, 1), (1_000, 7))
+#: The error allowed far from the goal, where it is largest.
+ESTIMATE_ERROR = ESTIMATE_ERRORS[-1][1]
 #: A move that loses at least this many moves to go is an inaccuracy ...
 INACCURACY = ESTIMATE_ERROR + 1
 #: ... and at least this many a mistake.
@@ -72,9 +75,20 @@ def verdict(loss: int, error: int = ESTIMATE_ERROR) -> str:
     return "good"
 
 
-def thresholds() -> dict[str, int]:
-    """The review's thresholds as the page and the JSON review give them."""
-    return {"inaccuracy": INACCURACY, "mistake": MISTAKE, "error": ESTIMATE_ERROR}
+def estimate_error(estimate: int) -> int:
+    """The error allowed for a count of ``estimate`` moves to go (``ESTIMATE_ERRORS``)."""
+    return next((error for up_to, error in ESTIMATE_ERRORS if estimate <= up_to), ESTIMATE_ERROR)
+
+
+def thresholds() -> dict[str, Any]:
+    """The review's thresholds as the page and the JSON review give them (``inaccuracy``,
+    ``mistake`` and ``error`` far from the goal; ``errors``: [counts up to, error] pairs)."""
+    return {
+        "inaccuracy": INACCURACY,
+        "mistake": MISTAKE,
+        "error": ESTIMATE_ERROR,
+        "errors": [list(band) for band in ESTIMATE_ERRORS],
+    }
 
 
 @dataclass(frozen=True)
@@ -157,6 +171,13 @@ def checked(rules: RaceRules, seat: int, own: int) -> ToGo:
 @lru_cache(maxsize=256)
 def _wide(rules: RaceRules, seat: int, own: int) -> Solution | None:
     return beam(rules, seat, own, CHECK_WIDTH)
+
+
+def _know(rules: RaceRules, seat: int, own: int, moves: int) -> None:
+    """Remember that ``seat`` needs at most ``moves`` from ``own`` (in the real frame)."""
+    frame = _frame(rules, seat)
+    key = (rules, seat, own) if frame is None else (rules, 0, _turned(own, frame))
+    _known[key] = min(moves, _known.get(key, moves))
 
 
 def _remember(rules: RaceRules, seat: int, own: int, found: Solution) -> None:
@@ -363,14 +384,20 @@ def review_move(before: Game, move: Move) -> MoveReview:
         count = to_go(rules, seat, rules.apply_unchecked(position, candidate).marbles[seat])
         if best is move or count.estimate < instead.estimate:
             best, instead = candidate, count
+    # The mover's count before is at most one more than after the better move (the
+    # counts along a line of play stay consistent: the board's next count is no jump).
+    # (Only through a move the seat could make alone: a rung of a rival's is no way home alone.)
+    if (1 << best[0], 1 << best[-1]) in set(SoloMoves(rules, seat).ends(own)):
+        _know(rules, seat, own, instead.estimate + 1)
     loss = 0 if _same(move, best) else max(0, counts[seat].estimate - instead.estimate)
-    error = 0 if counts[seat].exact and instead.exact else ESTIMATE_ERROR
+    error = 0 if counts[seat].exact and instead.exact else estimate_error(counts[seat].estimate)
     if verdict(loss, error) != "good" and not counts[seat].exact:
         # The narrow beam may have missed a short way home after the move played: count
         # it again, wider, before calling it a loss (the better move's count is a real
         # way home, so a count too high there can only hide a loss, never make one).
         counts[seat] = checked(rules, seat, after.marbles[seat])
         loss = max(0, counts[seat].estimate - instead.estimate)
+        error = estimate_error(counts[seat].estimate)
     number = len(before.moves) + 1
     return MoveReview(
         number, seat, move, best, loss, verdict(loss, error), counts, race(rules, counts)
