@@ -30,7 +30,7 @@ from sternhalma.game import Game
 from sternhalma.players.hard import HardPlayer
 from sternhalma.position import Move, Position
 from sternhalma.rules.race import RaceRules
-from sternhalma.solo import SoloMoves, Solution, beam, lower_bound
+from sternhalma.solo import Solution, beam, lower_bound
 
 #: The beam that estimates moves to go (the compiled core's solo search, solo.py):
 #: wider is closer to the truth and slower.
@@ -171,13 +171,6 @@ def checked(rules: RaceRules, seat: int, own: int) -> ToGo:
 @lru_cache(maxsize=256)
 def _wide(rules: RaceRules, seat: int, own: int) -> Solution | None:
     return beam(rules, seat, own, CHECK_WIDTH)
-
-
-def _know(rules: RaceRules, seat: int, own: int, moves: int) -> None:
-    """Remember that ``seat`` needs at most ``moves`` from ``own`` (in the real frame)."""
-    frame = _frame(rules, seat)
-    key = (rules, seat, own) if frame is None else (rules, 0, _turned(own, frame))
-    _known[key] = min(moves, _known.get(key, moves))
 
 
 def _remember(rules: RaceRules, seat: int, own: int, found: Solution) -> None:
@@ -384,11 +377,6 @@ def review_move(before: Game, move: Move) -> MoveReview:
         count = to_go(rules, seat, rules.apply_unchecked(position, candidate).marbles[seat])
         if best is move or count.estimate < instead.estimate:
             best, instead = candidate, count
-    # The mover's count before is at most one more than after the better move (the
-    # counts along a line of play stay consistent: the board's next count is no jump).
-    # (Only through a move the seat could make alone: a rung of a rival's is no way home alone.)
-    if (1 << best[0], 1 << best[-1]) in set(SoloMoves(rules, seat).ends(own)):
-        _know(rules, seat, own, instead.estimate + 1)
     loss = 0 if _same(move, best) else max(0, counts[seat].estimate - instead.estimate)
     error = 0 if counts[seat].exact and instead.exact else estimate_error(counts[seat].estimate)
     if verdict(loss, error) != "good" and not counts[seat].exact:
