@@ -103,15 +103,18 @@ def test_a_position_gets_a_best_move_and_a_race() -> None:
     assert data["turn"] == "black" and set(data["to_go"]) == {"white", "black"}
 
 
-def test_the_review_marks_a_move_backwards_as_a_mistake() -> None:
-    # White steps out, then (after black) steps back home: a wasted pair of moves.
+def test_a_step_back_home_is_not_called_a_mistake() -> None:
+    # White steps out, then (after black) steps back home. That costs at most two moves
+    # (the step out again): a mistake is four or more, and so many moves from home the
+    # estimate's error is larger than two, so the review may not call it more than good
+    # (issue 28: a one-hole step was called a loss of 12 moves). A step back near the
+    # goal, where the counts are exact, is caught: tests/test_review_trust.py.
     game = short_game(["m4-m5", "g15-g13", "m5-m4", "f15-f13"])
     review = review_game(game)
     assert [m.number for m in review.moves] == [1, 2, 3, 4]
     assert all(m.loss >= 0 and m.verdict == verdict(m.loss) for m in review.moves)
-    assert review.moves[2].verdict == "mistake"
-    assert review.moves[2].best != review.moves[2].played
-    assert review.summary()["white"]["mistake"] >= 1
+    assert review.moves[2].verdict != "mistake"
+    assert review.summary()["white"]["mistake"] == 0
 
 
 def test_the_capture_game_has_no_moves_to_go() -> None:

@@ -35,10 +35,13 @@ from sternhalma.solo import Solution, beam, lower_bound
 #: The beam that estimates moves to go (the compiled core's solo search, solo.py):
 #: wider is closer to the truth and slower.
 ESTIMATE_WIDTH = 16
-#: The estimate's own error, in moves: how far above the true count it may be
-#: (measured by bench/estimate_error.py, docs/analysis.md). A loss no larger than
-#: this may be the estimate's error, not the move's, and is judged good.
-ESTIMATE_ERROR = 1
+#: The checked count's own error, in moves: how far above the true count the beam
+#: ``CHECK_WIDTH`` wide was found (bench/estimate_error.py, docs/analysis.md), by the
+#: size of the count: (counts up to, error), the last for every larger count. A loss
+#: no larger than this may be the count's error, not the move's, and is judged good.
+ESTIMATE_ERRORS: tuple[tuple[int, int], ...] = ((20, 1), (1_000, 7))
+#: The error allowed far from the goal, where it is largest.
+ESTIMATE_ERROR = ESTIMATE_ERRORS[-1][1]
 #: A move that loses at least this many moves to go is an inaccuracy ...
 INACCURACY = ESTIMATE_ERROR + 1
 #: ... and at least this many a mistake.
@@ -49,6 +52,11 @@ BEST_NODES = 1_500
 #: is tried (further out it cannot finish, and the bound is that count).
 BOUND_NODES = 1_000
 EXACT_UP_TO = 5
+#: The wider beam a move's count is checked with before the move is called a loss beyond
+#: the estimate's error: the narrow beam errs by several moves (bench/estimate_error.py),
+#: so a move that looks worse than the better one is counted again with this beam, and
+#: only what is still lost then is judged. Its own error is ``ESTIMATE_ERROR``.
+CHECK_WIDTH = 1_024
 #: Ways home remembered per process (positions on a beam's path, with the moves left).
 KNOWN_LIMIT = 200_000
 
@@ -67,9 +75,20 @@ def verdict(loss: int, error: int = ESTIMATE_ERROR) -> str:
     return "good"
 
 
-def thresholds() -> dict[str, int]:
-    """The review's thresholds as the page and the JSON review give them."""
-    return {"inaccuracy": INACCURACY, "mistake": MISTAKE, "error": ESTIMATE_ERROR}
+def estimate_error(estimate: int) -> int:
+    """The error allowed for a count of ``estimate`` moves to go (``ESTIMATE_ERRORS``)."""
+    return next((error for up_to, error in ESTIMATE_ERRORS if estimate <= up_to), ESTIMATE_ERROR)
+
+
+def thresholds() -> dict[str, Any]:
+    """The review's thresholds as the page and the JSON review give them (``inaccuracy``,
+    ``mistake`` and ``error`` far from the goal; ``errors``: [counts up to, error] pairs)."""
+    return {
+        "inaccuracy": INACCURACY,
+        "mistake": MISTAKE,
+        "error": ESTIMATE_ERROR,
+        "errors": [list(band) for band in ESTIMATE_ERRORS],
+    }
 
 
 @dataclass(frozen=True)
@@ -130,6 +149,32 @@ def _count(rules: RaceRules, seat: int, own: int) -> tuple[int, bool, int]:
     if found is None:
         # A beam that dies out (never on a real board) leaves only the bound to go by.
         return lower, False, lower
+    _remember(rules, seat, own, found)
+    return lower, False, len(found)
+
+
+def checked(rules: RaceRules, seat: int, own: int) -> ToGo:
+    """``to_go`` with the estimate counted again by the beam ``CHECK_WIDTH`` wide (its way
+    home remembered, so the moves after this one count no higher)."""
+    frame = _frame(rules, seat)
+    if frame is not None:
+        seat, own = 0, _turned(own, frame)
+    count = _to_go(rules, seat, own)
+    if count.exact:
+        return count
+    found = _wide(rules, seat, own)
+    if found is not None:
+        _remember(rules, seat, own, found)
+    return _to_go(rules, seat, own)
+
+
+@lru_cache(maxsize=256)
+def _wide(rules: RaceRules, seat: int, own: int) -> Solution | None:
+    return beam(rules, seat, own, CHECK_WIDTH)
+
+
+def _remember(rules: RaceRules, seat: int, own: int, found: Solution) -> None:
+    """Every position on ``found``'s way home, with the moves left from it."""
     if len(_known) > KNOWN_LIMIT:
         _known.clear()
     marbles = own
@@ -137,7 +182,6 @@ def _count(rules: RaceRules, seat: int, own: int) -> tuple[int, bool, int]:
         key = (rules, seat, marbles)
         _known[key] = min(left, _known.get(key, left))
         marbles ^= (1 << move[0]) | (1 << move[-1])
-    return lower, False, len(found)
 
 
 @lru_cache(maxsize=1024)
@@ -334,7 +378,14 @@ def review_move(before: Game, move: Move) -> MoveReview:
         if best is move or count.estimate < instead.estimate:
             best, instead = candidate, count
     loss = 0 if _same(move, best) else max(0, counts[seat].estimate - instead.estimate)
-    error = 0 if counts[seat].exact and instead.exact else ESTIMATE_ERROR
+    error = 0 if counts[seat].exact and instead.exact else estimate_error(counts[seat].estimate)
+    if verdict(loss, error) != "good" and not counts[seat].exact:
+        # The narrow beam may have missed a short way home after the move played: count
+        # it again, wider, before calling it a loss (the better move's count is a real
+        # way home, so a count too high there can only hide a loss, never make one).
+        counts[seat] = checked(rules, seat, after.marbles[seat])
+        loss = max(0, counts[seat].estimate - instead.estimate)
+        error = estimate_error(counts[seat].estimate)
     number = len(before.moves) + 1
     return MoveReview(
         number, seat, move, best, loss, verdict(loss, error), counts, race(rules, counts)
