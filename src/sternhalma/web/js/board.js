@@ -62,11 +62,12 @@ export class Board {
     });
     container.appendChild(this.svg);
     this.layers = {};
-    for (const name of ["outline", "goal", "holes", "marbles", "labels", "path"]) {
+    for (const name of ["outline", "goal", "holes", "marbles", "labels", "better", "path"]) {
       this.layers[name] = el("g", { class: `layer-${name}` }, this.svg);
     }
     this.layers.marbles.setAttribute("aria-hidden", "true");
     this.layers.path.setAttribute("aria-hidden", "true");
+    this.layers.better.setAttribute("aria-hidden", "true");
     this.layers.labels.setAttribute("aria-hidden", "true");
     this.namesShown = false;
     this.holeNodes = [];
@@ -290,8 +291,10 @@ export class Board {
     el("polygon", { class: "goal-outline", points: pts.map((p) => p.map((v) => v.toFixed(3)).join(",")).join(" ") }, layer);
   }
 
-  showPath(path, cls = "preview") {
-    const layer = this.layers.path;
+  /** Draws ``path`` (hole names) as a line; the "better" layer holds a second line (the
+   * review's better move) that the picker's previews and hints leave alone. */
+  showPath(path, cls = "preview", layerName = "path") {
+    const layer = this.layers[layerName];
     layer.replaceChildren();
     if (!path || path.length < 2) return;
     const pts = path.map((n) => this.point(this.index.get(n)));
