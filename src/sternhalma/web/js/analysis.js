@@ -13,7 +13,7 @@ import { renderMoveList } from "./analysis-moves.js";
 import { renderReview, renderVerdict } from "./analysis-review.js";
 import { Board } from "./board.js";
 import { Picker } from "./picker.js";
-import { t, translate } from "./i18n.js";
+import { has, t, translate } from "./i18n.js";
 import { resultWords } from "./result-words.js";
 import { colourName, variantName } from "./words.js";
 
@@ -117,8 +117,13 @@ export async function showAnalysis(root) {
       $("#an-share-box").hidden = false;
       showReview();
     } else if (message.type === "error") {
-      notice(message.message);
+      notice(said(message));
     }
+  }
+
+  /** A refusal in the player's language where it has a word for it (the server's English else). */
+  function said(error) {
+    return error.code && has(`error.${error.code}`) ? t(`error.${error.code}`) : t("analysis.refused", { detail: error.message });
   }
 
   function notice(text) {
@@ -131,7 +136,7 @@ export async function showAnalysis(root) {
     try {
       game = await readRecord(text);
     } catch (error) {
-      notice(error.message);
+      notice(said(error));
       return;
     }
     record = text;
@@ -195,7 +200,7 @@ export async function showAnalysis(root) {
     showMoves();
     renderWhere();
     askAnalysis(position);
-    const moves = await legalMoves(position).catch((error) => { notice(error.message); return []; });
+    const moves = await legalMoves(position).catch((error) => { notice(said(error)); return []; });
     if (position === current()) picker.setMoves(moves);
   }
 
