@@ -51,7 +51,7 @@ def test_the_move_list_by_rounds_and_the_better_move_on_the_board(
     expect(page.locator("#an-status")).to_contain_text("After move 4 of 5: f15-f13")
 
     # The review draws the better move of the move shown.
-    better = page.locator("svg.board .layer-better polyline.path.better")
+    better = page.locator("svg.board .layer-second polyline.path.better")
     mistake = page.locator(MOVES).nth(2)
     title = mistake.get_attribute("title") or ""
     best = re.search(r"the computer played (\S+)$", title)
@@ -63,7 +63,7 @@ def test_the_move_list_by_rounds_and_the_better_move_on_the_board(
     expect(better).to_have_count(1)
     # The line runs through every hole of the better move's path.
     holes = len(best.group(1).split("-"))
-    expect(page.locator("svg.board .layer-better .path-dot")).to_have_count(holes - 1)
+    expect(page.locator("svg.board .layer-second .path-dot")).to_have_count(holes - 1)
     page.screenshot(path=artifacts / "analysis-better-move.png", full_page=True)
     # The start, and a move the computer would have played itself, draw no better move.
     page.get_by_role("button", name="First position").click()

@@ -37,7 +37,7 @@ export function renderVerdict($, board, view) {
   const better = betterMove(judged);
   const line = $("#an-verdict");
   line.replaceChildren();
-  board.showPath(better ? better.path : null, "better", "better");
+  board.showPath(better ? better.path : null, "better", "second");
   if (!judged) return;
   const parts = [t("analysis.moveVerdict", {
     n: judged.number,
