@@ -7,7 +7,7 @@ from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
-from e2e.test_web import EASY, MOVES, PERSON, hole, open_lobby, start_table, status
+from e2e.test_web import MOVES, PERSON, hole, open_lobby, start_table, status
 
 #: From k10 two chains end on i10: over j10 at once, or over j11 to i12 and over i11 back.
 TWO_CHAINS = {
