@@ -25,16 +25,22 @@ from typing import Any
 
 from sternhalma.boards.base import bits
 from sternhalma.boards.star import STAR
+from sternhalma.core import COMPILED
 from sternhalma.errors import SternhalmaError
 from sternhalma.game import Game
 from sternhalma.players.hard import HardPlayer
 from sternhalma.position import Move, Position
 from sternhalma.rules.race import RaceRules
-from sternhalma.solo import Solution, beam, lower_bound
+from sternhalma.solo import Solution, SoloMoves, beam, lower_bound
 
-#: The beam that estimates moves to go (the compiled core's solo search, solo.py):
-#: wider is closer to the truth and slower.
-ESTIMATE_WIDTH = 16
+#: The beam that estimates moves to go, by board kind: the compiled core's solo search
+#: (solo.py, _core/solo.hpp). Wider is closer to the truth and slower: 256 is the narrowest
+#: that crosses the empty star in 31 moves (27 proven; 16 wide: 44), some 0.05 s a seat;
+#: Halma's square board is slower, 128 (73 moves, 16 wide: 87) some 0.2 s a seat
+#: (docs/measurements.md, 2026-12-02).
+ESTIMATE_WIDTHS: dict[str, int] = {"star": 256, "square": 128}
+#: The width without the compiled core: the Python beam is some twenty times slower.
+PYTHON_ESTIMATE_WIDTH = 16
 #: The checked count's own error, in moves: how far above the true count the beam
 #: ``CHECK_WIDTH`` wide was found (bench/estimate_error.py, docs/analysis.md), by the
 #: size of the count: (counts up to, error), the last for every larger count. A loss
@@ -123,12 +129,21 @@ def _to_go(rules: RaceRules, seat: int, own: int) -> ToGo:
     lower, exact, found = _count(rules, seat, own)
     if exact:
         return ToGo(lower, True, lower)
-    estimate = min(found, _known.get((rules, seat, own), found))
+    known = _known.get((rules, seat, own))
+    estimate = found if known is None else min(found, known[0])
     return ToGo(lower, False, max(estimate, lower))
 
 
-#: (rules, seat, marbles) in the seat's frame -> the moves of a way home found through them.
-_known: dict[tuple[RaceRules, int, int], int] = {}
+def estimate_width(rules: RaceRules) -> int:
+    """The estimate's beam width for ``rules``' board (narrower without the compiled core)."""
+    if not COMPILED:
+        return PYTHON_ESTIMATE_WIDTH
+    return ESTIMATE_WIDTHS.get(rules.board.kind, PYTHON_ESTIMATE_WIDTH)
+
+
+#: (rules, seat, marbles) in the seat's frame -> (moves left, start and end hole of the
+#: next move) of the shortest way home found through them.
+_known: dict[tuple[RaceRules, int, int], tuple[int, int, int]] = {}
 
 
 @lru_cache(maxsize=4096)
@@ -180,29 +195,52 @@ def _remember(rules: RaceRules, seat: int, own: int, found: Solution) -> None:
     marbles = own
     for left, move in zip(range(len(found), 0, -1), found.moves, strict=True):
         key = (rules, seat, marbles)
-        _known[key] = min(left, _known.get(key, left))
+        known = _known.get(key)
+        if known is None or left < known[0]:
+            _known[key] = (left, move[0], move[-1])
         marbles ^= (1 << move[0]) | (1 << move[-1])
 
 
 @lru_cache(maxsize=1024)
 def _way(rules: RaceRules, seat: int, own: int) -> Solution | None:
     """The estimate's beam from ``own`` in the seat's own frame."""
-    return beam(rules, seat, own, ESTIMATE_WIDTH)
+    return beam(rules, seat, own, estimate_width(rules))
 
 
 def plan_move(rules: RaceRules, seat: int, own: int) -> Move | None:
-    """The first move of the estimate's way home for ``seat`` alone (in the real frame),
-    or None when it is home or the beam found nothing."""
+    """The first move of the way home the estimate counts for ``seat`` alone (in the real
+    frame), or None when it is home or no way was found. Following it, the estimate
+    goes down by at least one a move: the rest of that way is remembered.
+
+    With the count exact, a move that leaves an exact count one lower (the beam's
+    way may be longer than the count)."""
     frame = _frame(rules, seat)
-    here = own if frame is None else _turned(own, frame)
-    found = _way(rules, seat if frame is None else 0, here)
-    if found is None or not found.moves:
-        return None
-    move = found.moves[0]
-    if frame is None:
+    here, counted = (own, seat) if frame is None else (_turned(own, frame), 0)
+    count = _to_go(rules, counted, here)
+    move = _planned(rules, counted, here, count)
+    if move is None or frame is None:
         return move
     back = {turned: hole for hole, turned in enumerate(frame)}
     return Move(back[hole] for hole in move)
+
+
+def _planned(rules: RaceRules, seat: int, own: int, count: ToGo) -> Move | None:
+    """``plan_move`` in the seat's own frame, where ``count`` is its moves to go."""
+    solo = SoloMoves(rules, seat)
+    if solo.finished(own):
+        return None
+    if count.exact:
+        for start, end in solo.ends(own):
+            after = _count(rules, seat, own ^ start ^ end)
+            if after[1] and after[0] == count.lower - 1:
+                return solo.path(own, start.bit_length() - 1, end.bit_length() - 1)
+    known = _known.get((rules, seat, own))
+    found = _way(rules, seat, own)
+    if known is not None and (found is None or known[0] < len(found)):
+        return solo.path(own, known[1], known[2])
+    if found is None or not found.moves:
+        return None
+    return found.moves[0]
 
 
 @cache
