@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from sternhalma import core
 from sternhalma.analysis import (
     AnalysisError,
     analyse_position,
+    plan_move,
     review_game,
     to_go,
     verdict,
@@ -161,3 +163,24 @@ def test_solve_crossing_command() -> None:
     assert crossed_by_referee(data["moves"]).is_over
     result = CliRunner().invoke(main, ["solve", "crossing", "--width", "0"])
     assert result.exit_code == 2
+
+
+@pytest.mark.parametrize(("variant", "seat"), [("classic-2", 0), ("classic-6", 3)])
+def test_the_estimate_goes_down_along_its_own_plan(variant: str, seat: int) -> None:
+    # The displayed estimate follows its own way home: each planned move lowers it by at
+    # least one, it never falls below the bound, and the plan ends in the goal.
+    rules = find_variant(variant)
+    assert isinstance(rules, RaceRules)
+    own = rules.homes[seat]
+    count = to_go(rules, seat, own)
+    if core.COMPILED:
+        # The compiled beam crosses the empty star near the proven 27 (16 wide: 44).
+        assert 27 <= count.estimate <= 31
+    played = 0
+    while (move := plan_move(rules, seat, own)) is not None:
+        own ^= (1 << move[0]) | (1 << move[-1])
+        after = to_go(rules, seat, own)
+        assert after.lower <= after.estimate <= count.estimate - 1
+        count, played = after, played + 1
+    assert own == rules.goals[seat] and count.estimate == 0
+    assert played <= to_go(rules, seat, rules.homes[seat]).estimate

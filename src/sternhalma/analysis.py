@@ -31,7 +31,7 @@ from sternhalma.game import Game
 from sternhalma.players.hard import HardPlayer
 from sternhalma.position import Move, Position
 from sternhalma.rules.race import RaceRules
-from sternhalma.solo import Solution, SoloMoves, beam, lower_bound
+from sternhalma.solo import SoloMoves, Solution, beam, lower_bound
 
 #: The beam that estimates moves to go, by board kind: the compiled core's solo search
 #: (solo.py, _core/solo.hpp). Wider is closer to the truth and slower: 256 is the narrowest
