@@ -61,6 +61,11 @@ def reference(
     return min(estimate, len(wide) if wide else estimate), False
 
 
+def band(estimate: int) -> str:
+    """The estimate's size band (the review's error allowance is per band, analysis.py)."""
+    return "up to 10" if estimate <= 10 else "11 to 20" if estimate <= 20 else "over 20"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=60)
@@ -79,11 +84,13 @@ def main() -> None:
         errors: list[int] = []
         exact = 0
         pairs: list[int] = []
+        bands: dict[str, list[int]] = {}
         for own in positions(rules, args.positions, rng):
             guess = beam(rules, 0, own, args.width)
             estimate = len(guess) if guess else 0
             truth, is_exact = reference(rules, own, estimate, args.reference, args.nodes)
             errors.append(estimate - truth)
+            bands.setdefault(band(estimate), []).append(estimate - truth)
             exact += is_exact
             # A loss's error: the estimate after the plan's first move against the
             # estimate here less one (a way home one move shorter is known).
@@ -101,6 +108,12 @@ def main() -> None:
         )
         print("  error (moves): " + ", ".join(f"{k}: {spread[k]}" for k in sorted(spread)))
         print(f"  mean {statistics.mean(errors):.2f}, 95th percentile {p95}, max {max(errors)}")
+        for name in ("up to 10", "11 to 20", "over 20"):
+            if name in bands:
+                print(
+                    f"  estimate {name} moves: {len(bands[name])} positions, "
+                    f"error max {max(bands[name])}, mean {statistics.mean(bands[name]):.2f}"
+                )
         if pairs:
             loss = Counter(pairs)
             print(

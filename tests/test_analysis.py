@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from sternhalma import core
 from sternhalma.analysis import (
     AnalysisError,
     analyse_position,
+    plan_move,
     review_game,
     to_go,
     verdict,
@@ -103,15 +105,18 @@ def test_a_position_gets_a_best_move_and_a_race() -> None:
     assert data["turn"] == "black" and set(data["to_go"]) == {"white", "black"}
 
 
-def test_the_review_marks_a_move_backwards_as_a_mistake() -> None:
-    # White steps out, then (after black) steps back home: a wasted pair of moves.
+def test_a_step_back_home_is_not_called_a_mistake() -> None:
+    # White steps out, then (after black) steps back home. That costs at most two moves
+    # (the step out again): a mistake is four or more, and so many moves from home the
+    # estimate's error is larger than two, so the review may not call it more than good
+    # (issue 28: a one-hole step was called a loss of 12 moves). A step back near the
+    # goal, where the counts are exact, is caught: tests/test_review_trust.py.
     game = short_game(["m4-m5", "g15-g13", "m5-m4", "f15-f13"])
     review = review_game(game)
     assert [m.number for m in review.moves] == [1, 2, 3, 4]
     assert all(m.loss >= 0 and m.verdict == verdict(m.loss) for m in review.moves)
-    assert review.moves[2].verdict == "mistake"
-    assert review.moves[2].best != review.moves[2].played
-    assert review.summary()["white"]["mistake"] >= 1
+    assert review.moves[2].verdict != "mistake"
+    assert review.summary()["white"]["mistake"] == 0
 
 
 def test_the_capture_game_has_no_moves_to_go() -> None:
@@ -158,3 +163,24 @@ def test_solve_crossing_command() -> None:
     assert crossed_by_referee(data["moves"]).is_over
     result = CliRunner().invoke(main, ["solve", "crossing", "--width", "0"])
     assert result.exit_code == 2
+
+
+@pytest.mark.parametrize(("variant", "seat"), [("classic-2", 0), ("classic-6", 3)])
+def test_the_estimate_goes_down_along_its_own_plan(variant: str, seat: int) -> None:
+    # The displayed estimate follows its own way home: each planned move lowers it by at
+    # least one, it never falls below the bound, and the plan ends in the goal.
+    rules = find_variant(variant)
+    assert isinstance(rules, RaceRules)
+    own = rules.homes[seat]
+    count = to_go(rules, seat, own)
+    if core.COMPILED:
+        # The compiled beam crosses the empty star near the proven 27 (16 wide: 44).
+        assert 27 <= count.estimate <= 31
+    played = 0
+    while (move := plan_move(rules, seat, own)) is not None:
+        own ^= (1 << move[0]) | (1 << move[-1])
+        after = to_go(rules, seat, own)
+        assert after.lower <= after.estimate <= count.estimate - 1
+        count, played = after, played + 1
+    assert own == rules.goals[seat] and count.estimate == 0
+    assert played <= to_go(rules, seat, rules.homes[seat]).estimate

@@ -141,12 +141,14 @@ def test_deadline_rule_false_switches_the_rule_off(client: TestClient) -> None:
 
 
 def test_an_unrouted_address_answers_in_the_project_s_error_shape(client: TestClient) -> None:
-    for path in ("/api/nothing", "/api/tables/x/nothing", "/nothing/at/all"):
+    for path in ("/api/nothing", "/api/tables/x/nothing", "/ws/nothing"):
         response = client.get(path)
         assert response.status_code == 404
         body = response.json()
         assert body["type"] == "error" and body["code"] == "not-found", path
         assert path in body["message"]
+    page = client.get("/nothing/at/all")  # a page a person typed: the HTML 404 page
+    assert page.status_code == 404 and "text/html" in page.headers["content-type"]
     wrong = client.put("/api/variants", json={})
     assert wrong.status_code == 405 and wrong.json()["code"] == "method"
     assert "GET" in wrong.headers["allow"]

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from sternhalma import core
+from sternhalma import analysis, core
 from sternhalma.analysis import MoveReview, plan_move, review_move
 from sternhalma.game import Game
 from sternhalma.position import Move, Position
@@ -31,16 +31,21 @@ def step_back(game: Game) -> Move | None:
     return max(backs, key=lambda m: (rows[m[0]], m)) if backs else None
 
 
-def solo_game(seed: int) -> tuple[list[MoveReview], int]:
-    """White alone (black has no marbles) from a seeded start a few random moves out of
-    home, playing its solo search's moves; once three marbles or fewer are left outside
-    the goal, one marble is stepped back. The review of every move, and the blunder's number."""
+def solo_start(seed: int) -> Game:
+    """White alone (black has no marbles), a few seeded random moves out of home."""
     rng = random.Random(seed)
     own = CLASSIC.homes[0]
     start = Game(CLASSIC, start=Position(CLASSIC, 0, (own, 0)), deadline_rule=False)
     for _ in range(3):
         start.play(rng.choice(start.legal_moves()))
-    game = Game(CLASSIC, start=start.position, deadline_rule=False)
+    return Game(CLASSIC, start=start.position, deadline_rule=False)
+
+
+def solo_game(seed: int) -> tuple[list[MoveReview], int]:
+    """White alone (black has no marbles) from a seeded start a few random moves out of
+    home, playing its solo search's moves; once three marbles or fewer are left outside
+    the goal, one marble is stepped back. The review of every move, and the blunder's number."""
+    game = solo_start(seed)
     reviews: list[MoveReview] = []
     blunder = 0
     while not game.is_over:
@@ -59,18 +64,7 @@ def solo_game(seed: int) -> tuple[list[MoveReview], int]:
     return reviews, blunder
 
 
-#: Seeds whose review is still wrong: the estimate errs by up to 10 moves
-#: (bench/estimate_error.py), more than the verdicts allow for, so a plan move can be
-#: called a mistake and a step back missed (issue 28). Strict: one that comes right fails
-#: here until it is taken off this list.
-WRONG = pytest.mark.xfail(
-    reason="the estimate's error is larger than the verdicts allow", strict=True
-)
-
-
-@pytest.mark.parametrize(
-    "seed", [pytest.param(s, marks=WRONG) if s in (0, 2, 3) else s for s in range(5)]
-)
+@pytest.mark.parametrize("seed", range(5))
 def test_the_solo_search_makes_no_mistake_and_a_step_back_is_caught(seed: int) -> None:
     reviews, blunder = solo_game(seed)
     assert blunder, "the game never had a step back to plant"
@@ -104,3 +98,36 @@ def test_the_compiled_beam_is_the_python_beam(variant: str) -> None:
 def test_the_crossing_beam_is_an_upper_bound_of_27() -> None:
     found = beam(crossing_rules(), 0, crossing_rules().homes[0], 256)
     assert found is not None and 27 <= len(found) <= 32
+
+
+def clear_counts() -> None:
+    """Forget every count and way home remembered (a fresh thinking process)."""
+    analysis._count.cache_clear()
+    analysis._way.cache_clear()
+    analysis._wide.cache_clear()
+    analysis._known.clear()
+
+
+@pytest.mark.skipif(not core.COMPILED, reason="the compiled core was not built")
+def test_the_review_is_the_same_on_the_python_beam(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The last moves of a seeded solo game with its step back, reviewed afresh with the
+    # compiled beam and with the Python one: the same losses, verdicts, counts and moves.
+    reviews, blunder = solo_game(1)
+    game = solo_start(1)
+    for review in reviews[: blunder - 3]:
+        game.play(review.played)
+    tail = [review.played for review in reviews[blunder - 3 : blunder + 2]]
+
+    def judged() -> list[dict[str, object]]:
+        clear_counts()
+        again = game.copy()
+        found = []
+        for move in tail:
+            found.append(review_move(again.copy(), move).as_dict(CLASSIC))
+            again.play(move)
+        return found
+
+    compiled = judged()
+    monkeypatch.setattr(analysis, "beam", python_beam)
+    assert judged() == compiled
+    clear_counts()

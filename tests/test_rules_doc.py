@@ -114,3 +114,20 @@ def test_nothing_cites_the_old_numbered_rules() -> None:
         if old.search(line)
     ]
     assert stale == []
+
+
+@pytest.mark.parametrize("lang", ["tr", "nl"])
+def test_each_translation_of_the_rules_has_the_same_anchors_in_the_same_order(
+    lang: str,
+) -> None:
+    """rules.<lang>.md (served at /rules in that language) keeps every anchor, so a
+    citation or a link finds its passage in every language."""
+    translated = RULES.with_name(f"rules.{lang}.md")
+    text = translated.read_text("utf-8")
+    assert ANCHOR.findall(text) == ANCHOR.findall(RULES.read_text("utf-8"))
+    english = RULES.read_text("utf-8")
+    assert re.findall(r"\]\(#([^)]+)\)", text) == re.findall(r"\]\(#([^)]+)\)", english)
+    # Translated, not copied: the first paragraph of the star board differs.
+    assert "The star has 121 holes" not in text
+    # Move text and JSON are the same in every language.
+    assert re.findall(r"```.*?```", text, re.S) == re.findall(r"```.*?```", english, re.S)

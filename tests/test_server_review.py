@@ -91,7 +91,9 @@ def test_the_review_streams_each_move_as_the_library_judges_it(client: TestClien
                 seen.append(message)
         assert [m["done"] for m in seen] == [1, 2, 3]
         assert [{k: m[k] for k in expected["moves"][0]} for m in seen] == expected["moves"]
-        assert seen[2]["verdict"] == "mistake"
+        # m5-m4 steps back home: at most two moves lost, within the count's error so far
+        # from the goal, so no mistake (docs/analysis.md, "The estimate's error").
+        assert seen[2]["verdict"] != "mistake"
         assert socket.receive_json()["type"] == "review-done"
         assert errors == ["a review is already running on this page"]
 

@@ -25,20 +25,29 @@ from typing import Any
 
 from sternhalma.boards.base import bits
 from sternhalma.boards.star import STAR
+from sternhalma.core import COMPILED
 from sternhalma.errors import SternhalmaError
 from sternhalma.game import Game
 from sternhalma.players.hard import HardPlayer
 from sternhalma.position import Move, Position
 from sternhalma.rules.race import RaceRules
-from sternhalma.solo import Solution, beam, lower_bound
+from sternhalma.solo import SoloMoves, Solution, beam, lower_bound
 
-#: The beam that estimates moves to go (the compiled core's solo search, solo.py):
-#: wider is closer to the truth and slower.
-ESTIMATE_WIDTH = 16
-#: The estimate's own error, in moves: how far above the true count it may be
-#: (measured by bench/estimate_error.py, docs/analysis.md). A loss no larger than
-#: this may be the estimate's error, not the move's, and is judged good.
-ESTIMATE_ERROR = 1
+#: The beam that estimates moves to go, by board kind: the compiled core's solo search
+#: (solo.py, _core/solo.hpp). Wider is closer to the truth and slower: 256 is the narrowest
+#: that crosses the empty star in 31 moves (27 proven; 16 wide: 44), some 0.05 s a seat;
+#: Halma's square board is slower, 128 (73 moves, 16 wide: 87) some 0.2 s a seat
+#: (docs/measurements.md, 2026-12-02).
+ESTIMATE_WIDTHS: dict[str, int] = {"star": 256, "square": 128}
+#: The width without the compiled core: the Python beam is some twenty times slower.
+PYTHON_ESTIMATE_WIDTH = 16
+#: The checked count's own error, in moves: how far above the true count the beam
+#: ``CHECK_WIDTH`` wide was found (bench/estimate_error.py, docs/analysis.md), by the
+#: size of the count: (counts up to, error), the last for every larger count. A loss
+#: no larger than this may be the count's error, not the move's, and is judged good.
+ESTIMATE_ERRORS: tuple[tuple[int, int], ...] = ((20, 1), (1_000, 7))
+#: The error allowed far from the goal, where it is largest.
+ESTIMATE_ERROR = ESTIMATE_ERRORS[-1][1]
 #: A move that loses at least this many moves to go is an inaccuracy ...
 INACCURACY = ESTIMATE_ERROR + 1
 #: ... and at least this many a mistake.
@@ -49,6 +58,11 @@ BEST_NODES = 1_500
 #: is tried (further out it cannot finish, and the bound is that count).
 BOUND_NODES = 1_000
 EXACT_UP_TO = 5
+#: The wider beam a move's count is checked with before the move is called a loss beyond
+#: the estimate's error: the narrow beam errs by several moves (bench/estimate_error.py),
+#: so a move that looks worse than the better one is counted again with this beam, and
+#: only what is still lost then is judged. Its own error is ``ESTIMATE_ERROR``.
+CHECK_WIDTH = 1_024
 #: Ways home remembered per process (positions on a beam's path, with the moves left).
 KNOWN_LIMIT = 200_000
 
@@ -67,9 +81,20 @@ def verdict(loss: int, error: int = ESTIMATE_ERROR) -> str:
     return "good"
 
 
-def thresholds() -> dict[str, int]:
-    """The review's thresholds as the page and the JSON review give them."""
-    return {"inaccuracy": INACCURACY, "mistake": MISTAKE, "error": ESTIMATE_ERROR}
+def estimate_error(estimate: int) -> int:
+    """The error allowed for a count of ``estimate`` moves to go (``ESTIMATE_ERRORS``)."""
+    return next((error for up_to, error in ESTIMATE_ERRORS if estimate <= up_to), ESTIMATE_ERROR)
+
+
+def thresholds() -> dict[str, Any]:
+    """The review's thresholds as the page and the JSON review give them (``inaccuracy``,
+    ``mistake`` and ``error`` far from the goal; ``errors``: [counts up to, error] pairs)."""
+    return {
+        "inaccuracy": INACCURACY,
+        "mistake": MISTAKE,
+        "error": ESTIMATE_ERROR,
+        "errors": [list(band) for band in ESTIMATE_ERRORS],
+    }
 
 
 @dataclass(frozen=True)
@@ -104,12 +129,21 @@ def _to_go(rules: RaceRules, seat: int, own: int) -> ToGo:
     lower, exact, found = _count(rules, seat, own)
     if exact:
         return ToGo(lower, True, lower)
-    estimate = min(found, _known.get((rules, seat, own), found))
+    known = _known.get((rules, seat, own))
+    estimate = found if known is None else min(found, known[0])
     return ToGo(lower, False, max(estimate, lower))
 
 
-#: (rules, seat, marbles) in the seat's frame -> the moves of a way home found through them.
-_known: dict[tuple[RaceRules, int, int], int] = {}
+def estimate_width(rules: RaceRules) -> int:
+    """The estimate's beam width for ``rules``' board (narrower without the compiled core)."""
+    if not COMPILED:
+        return PYTHON_ESTIMATE_WIDTH
+    return ESTIMATE_WIDTHS.get(rules.board.kind, PYTHON_ESTIMATE_WIDTH)
+
+
+#: (rules, seat, marbles) in the seat's frame -> (moves left, start and end hole of the
+#: next move) of the shortest way home found through them.
+_known: dict[tuple[RaceRules, int, int], tuple[int, int, int]] = {}
 
 
 @lru_cache(maxsize=4096)
@@ -130,35 +164,83 @@ def _count(rules: RaceRules, seat: int, own: int) -> tuple[int, bool, int]:
     if found is None:
         # A beam that dies out (never on a real board) leaves only the bound to go by.
         return lower, False, lower
+    _remember(rules, seat, own, found)
+    return lower, False, len(found)
+
+
+def checked(rules: RaceRules, seat: int, own: int) -> ToGo:
+    """``to_go`` with the estimate counted again by the beam ``CHECK_WIDTH`` wide (its way
+    home remembered, so the moves after this one count no higher)."""
+    frame = _frame(rules, seat)
+    if frame is not None:
+        seat, own = 0, _turned(own, frame)
+    count = _to_go(rules, seat, own)
+    if count.exact:
+        return count
+    found = _wide(rules, seat, own)
+    if found is not None:
+        _remember(rules, seat, own, found)
+    return _to_go(rules, seat, own)
+
+
+@lru_cache(maxsize=256)
+def _wide(rules: RaceRules, seat: int, own: int) -> Solution | None:
+    return beam(rules, seat, own, CHECK_WIDTH)
+
+
+def _remember(rules: RaceRules, seat: int, own: int, found: Solution) -> None:
+    """Every position on ``found``'s way home, with the moves left from it."""
     if len(_known) > KNOWN_LIMIT:
         _known.clear()
     marbles = own
     for left, move in zip(range(len(found), 0, -1), found.moves, strict=True):
         key = (rules, seat, marbles)
-        _known[key] = min(left, _known.get(key, left))
+        known = _known.get(key)
+        if known is None or left < known[0]:
+            _known[key] = (left, move[0], move[-1])
         marbles ^= (1 << move[0]) | (1 << move[-1])
-    return lower, False, len(found)
 
 
 @lru_cache(maxsize=1024)
 def _way(rules: RaceRules, seat: int, own: int) -> Solution | None:
     """The estimate's beam from ``own`` in the seat's own frame."""
-    return beam(rules, seat, own, ESTIMATE_WIDTH)
+    return beam(rules, seat, own, estimate_width(rules))
 
 
 def plan_move(rules: RaceRules, seat: int, own: int) -> Move | None:
-    """The first move of the estimate's way home for ``seat`` alone (in the real frame),
-    or None when it is home or the beam found nothing."""
+    """The first move of the way home the estimate counts for ``seat`` alone (in the real
+    frame), or None when it is home or no way was found. Following it, the estimate
+    goes down by at least one a move: the rest of that way is remembered.
+
+    With the count exact, a move that leaves an exact count one lower (the beam's
+    way may be longer than the count)."""
     frame = _frame(rules, seat)
-    here = own if frame is None else _turned(own, frame)
-    found = _way(rules, seat if frame is None else 0, here)
-    if found is None or not found.moves:
-        return None
-    move = found.moves[0]
-    if frame is None:
+    here, counted = (own, seat) if frame is None else (_turned(own, frame), 0)
+    count = _to_go(rules, counted, here)
+    move = _planned(rules, counted, here, count)
+    if move is None or frame is None:
         return move
     back = {turned: hole for hole, turned in enumerate(frame)}
     return Move(back[hole] for hole in move)
+
+
+def _planned(rules: RaceRules, seat: int, own: int, count: ToGo) -> Move | None:
+    """``plan_move`` in the seat's own frame, where ``count`` is its moves to go."""
+    solo = SoloMoves(rules, seat)
+    if solo.finished(own):
+        return None
+    if count.exact:
+        for start, end in solo.ends(own):
+            after = _count(rules, seat, own ^ start ^ end)
+            if after[1] and after[0] == count.lower - 1:
+                return solo.path(own, start.bit_length() - 1, end.bit_length() - 1)
+    known = _known.get((rules, seat, own))
+    found = _way(rules, seat, own)
+    if known is not None and (found is None or known[0] < len(found)):
+        return solo.path(own, known[1], known[2])
+    if found is None or not found.moves:
+        return None
+    return found.moves[0]
 
 
 @cache
@@ -334,7 +416,14 @@ def review_move(before: Game, move: Move) -> MoveReview:
         if best is move or count.estimate < instead.estimate:
             best, instead = candidate, count
     loss = 0 if _same(move, best) else max(0, counts[seat].estimate - instead.estimate)
-    error = 0 if counts[seat].exact and instead.exact else ESTIMATE_ERROR
+    error = 0 if counts[seat].exact and instead.exact else estimate_error(counts[seat].estimate)
+    if verdict(loss, error) != "good" and not counts[seat].exact:
+        # The narrow beam may have missed a short way home after the move played: count
+        # it again, wider, before calling it a loss (the better move's count is a real
+        # way home, so a count too high there can only hide a loss, never make one).
+        counts[seat] = checked(rules, seat, after.marbles[seat])
+        loss = max(0, counts[seat].estimate - instead.estimate)
+        error = estimate_error(counts[seat].estimate)
     number = len(before.moves) + 1
     return MoveReview(
         number, seat, move, best, loss, verdict(loss, error), counts, race(rules, counts)

@@ -62,7 +62,7 @@ def log_in(page: Page, server: str, nickname: str, password: str = PASSWORD) -> 
     ready(page, server + "/account")
     page.locator("#login-nickname").fill(nickname)
     page.locator("#login-password").fill(password)
-    page.get_by_role("button", name="Log in").click()
+    page.get_by_role("button", name="Log in", exact=True).click()
 
 
 def create_rated(page: Page, server: str) -> str:

@@ -94,7 +94,7 @@ def test_a_record_file_opened_in_the_page_and_a_move_tried(
     page.get_by_role("button", name="Review the whole game").click()
     expect(page.locator("#an-progress-text")).to_have_text("All 5 moves reviewed.", timeout=90_000)
     expect(page.locator(MOVES).nth(2)).to_have_class(re.compile(r"verdict-mistake"))
-    expect(page.locator(MOVES).nth(2)).to_have_text("3. m5-m4?")
+    expect(page.locator(MOVES).nth(2)).to_have_text("m5-m4?")
     expect(page.locator("#an-graph circle.dot.mistake")).not_to_have_count(0)
     page.screenshot(path=artifacts / "analysis-record.png", full_page=True)
 

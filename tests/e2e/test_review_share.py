@@ -59,29 +59,46 @@ def test_a_pasted_record_is_reviewed_and_its_link_shows_the_same_review(
 
 
 @pytest.mark.parametrize(
-    ("language", "heading", "note"),
+    ("language", "heading", "sentence"),
     [
-        ("en", "Rules", ""),
-        ("tr", "Kurallar", "yalnızca İngilizce"),
-        ("nl", "Spelregels", "alleen in het Engels"),
+        ("en", "Rules", "The star has 121 holes"),
+        ("tr", "Kurallar", "Yıldızda 121 delik vardır"),
+        ("nl", "Spelregels", "De ster heeft 121 velden"),
     ],
 )
 def test_the_rules_page_in_each_language(
-    page: Page, server: str, language: str, heading: str, note: str
+    page: Page, server: str, language: str, heading: str, sentence: str
 ) -> None:
     page.goto(f"{server}/")
     page.locator("#language").select_option(language)
     expect(page.locator("html")).to_have_attribute("lang", language)
-    page.goto(f"{server}/rules")
+    page.goto(f"{server}/rules#locked")
     expect(page.locator("html")).to_have_attribute("lang", language)
     expect(page.locator("article.rules-page h1").first).to_have_text(heading)
-    if note:
-        expect(page.locator("article.rules-page p.hint")).to_contain_text(note)
-    # The rules themselves, rendered: headings and tables, no Markdown marks.
-    expect(page.locator(".rules-text h2").first).to_be_visible()
-    expect(page.locator(".rules-text table").first).to_be_visible()
-    assert "## " not in page.locator(".rules-text").inner_text()
+    # The rules themselves, in the page's language, rendered: headings and tables,
+    # no Markdown marks, no anchor tags shown as text; the other languages hidden.
+    shown = page.locator(".rules-text:visible")
+    expect(shown).to_have_count(1)
+    expect(shown).to_have_attribute("lang", language)
+    expect(shown).to_contain_text(sentence)
+    expect(shown.locator("h2").first).to_be_visible()
+    expect(shown.locator("table").first).to_be_visible()
+    assert "## " not in shown.inner_text() and "<a id" not in shown.inner_text()
+    # A cited anchor finds its passage in the text being read.
+    expect(page.locator("#locked")).to_have_count(1)
+    assert page.locator(f'.rules-text[lang="{language}"] #locked').count() == 1
     expect(page.locator("header nav")).to_be_visible()
+
+
+def test_the_rules_page_follows_a_change_of_language(page: Page, server: str) -> None:
+    page.goto(f"{server}/rules")
+    page.locator("#language").select_option("nl")
+    expect(page.locator(".rules-text:visible")).to_contain_text("De ster heeft 121 velden")
+    page.locator("#language").select_option("tr")
+    expect(page.locator(".rules-text:visible")).to_contain_text("Yıldızda 121 delik vardır")
+    # The English text stays at /rules.md for the how-to pages' link.
+    with urllib.request.urlopen(f"{server}/rules.md") as response:
+        assert "The star has 121 holes" in response.read().decode()
 
 
 def test_an_unknown_page_shows_the_not_found_page(page: Page, server: str) -> None:

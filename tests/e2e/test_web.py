@@ -192,11 +192,12 @@ def test_turkish_and_dutch(page: Page, server: str) -> None:
     expect(page.locator("html")).to_have_attribute("lang", "nl")
     expect(status(page)).to_have_text("Jij bent aan zet: kies een knikker.")
     expect(hole(page, "m1")).to_have_attribute("aria-label", "m1, witte knikker")
-    expect(page.get_by_role("button", name="Opgeven")).to_be_visible()
+    # Before the first move a game against the computer is abandoned, not resigned.
+    expect(page.get_by_role("button", name="Staken")).to_be_visible()
     page.reload()
     expect(status(page)).to_have_text("Jij bent aan zet: kies een knikker.")  # remembered
 
-    page.get_by_role("link", name="Spelregels").click()
+    page.get_by_role("link", name="Hoe speel je").click()
     expect(page.locator("article.howto h1")).to_have_text("Chinees dammen")
     expect(page.locator("article.howto svg").first).to_be_visible()
 

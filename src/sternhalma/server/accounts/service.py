@@ -28,6 +28,7 @@ from sternhalma.server.storage.account_rows import (
 )
 from sternhalma.server.storage.identities import Identity, claim
 from sternhalma.server.storage.nicknames import nickname_key
+from sternhalma.server.storage.passkey_rows import PasskeyRow
 from sternhalma.server.storage.schema import PlayerRow, RatingRow, TableRow
 from sternhalma.server.storage.store import Store
 from sternhalma.server.storage.tokens import hash_secret, new_secret
@@ -316,6 +317,7 @@ def _delete(connection: Connection, player: str) -> None:
             update(TableRow).where(TableRow.id == table_id).values(seats=json.dumps(seats))
         )
     connection.execute(delete(SessionRow).where(SessionRow.player_id == player))
+    connection.execute(delete(PasskeyRow).where(PasskeyRow.player_id == player))
     connection.execute(delete(AccountRow).where(AccountRow.player_id == player))
     connection.execute(delete(RatingRow).where(RatingRow.player_id == player))
     connection.execute(

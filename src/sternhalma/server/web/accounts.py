@@ -45,30 +45,6 @@ def accounts_router(rules: AccountRules, web_root: Path) -> APIRouter:
         tables: Tables = request.app.state.tables
         return Accounts(tables.store, rules)
 
-    def logged_in(request: Request, session: Session) -> JSONResponse:
-        """The reply to a log-in: the player and the play secret the browser keeps; the
-        session itself rides in the cookie."""
-        response = JSONResponse(
-            {
-                "player": {
-                    "id": session.player,
-                    "nickname": session.nickname,
-                    "secret": session.secret,
-                },
-                "account": True,
-            }
-        )
-        response.set_cookie(
-            COOKIE,
-            session.token,
-            max_age=SESSION_DAYS * 86400,
-            path="/",
-            httponly=True,
-            samesite="lax",
-            secure=request.url.scheme == "https",
-        )
-        return response
-
     async def body(request: Request) -> dict[str, Any]:
         from sternhalma.server.web.app import json_object  # app.py includes this router
 
@@ -216,6 +192,31 @@ def accounts_router(rules: AccountRules, web_root: Path) -> APIRouter:
     router.add_api_route("/@/{nickname}", index, include_in_schema=False)
     router.add_api_route("/account", index, include_in_schema=False)
     return router
+
+
+def logged_in(request: Request, session: Session) -> JSONResponse:
+    """The reply to a log-in (a password's or a passkey's): the player and the play
+    secret the browser keeps; the session itself rides in the cookie."""
+    response = JSONResponse(
+        {
+            "player": {
+                "id": session.player,
+                "nickname": session.nickname,
+                "secret": session.secret,
+            },
+            "account": True,
+        }
+    )
+    response.set_cookie(
+        COOKIE,
+        session.token,
+        max_age=SESSION_DAYS * 86400,
+        path="/",
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https",
+    )
+    return response
 
 
 def address_of(request: Request) -> str:

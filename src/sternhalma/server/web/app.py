@@ -50,6 +50,7 @@ from sternhalma.server.web.connection import Connection
 from sternhalma.server.web.guard import Guard
 from sternhalma.server.web.layout import catalogue
 from sternhalma.server.web.pages import add_pages, not_found_page
+from sternhalma.server.web.passkeys import passkeys_router
 from sternhalma.server.web.pool_socket import router as pool_router
 from sternhalma.server.web.puzzles import router as puzzles_router
 from sternhalma.server.web.review import Analyses, crossing_moves, legal_moves, record_plies
@@ -210,7 +211,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             status = 503
         elif isinstance(error, TableError) and error.code in TOO_MANY:
             status = 429
-        elif isinstance(error, TableError) and error.code in ("wrong-password", "login"):
+        elif isinstance(error, TableError) and error.code in (
+            "wrong-password",
+            "login",
+            "passkey-refused",
+            "passkey-unknown",
+        ):
             status = 401
         elif isinstance(error, TableError) and error.code == "no-player":
             status = 404
@@ -355,6 +361,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     web = settings.web_root
     app.include_router(accounts_router(settings.accounts, web))
+    app.include_router(passkeys_router(settings.accounts, settings.public_url))
 
     async def index() -> Response:
         return FileResponse(web / "index.html")

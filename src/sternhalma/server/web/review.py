@@ -26,6 +26,7 @@ from fastapi import WebSocket, WebSocketDisconnect
 
 from sternhalma.analysis import race_rules, replay, thresholds
 from sternhalma.errors import SternhalmaError
+from sternhalma.game import Result
 from sternhalma.jsontext import JsonTextError, read_json
 from sternhalma.notation import position_from_dict, position_to_dict
 from sternhalma.position import Position
@@ -53,9 +54,20 @@ def record_plies(text: str) -> dict[str, Any]:
         "variant": rules.id,
         "players": record.players,
         "result": None if game.result is None else game.result.reason,
+        "outcome": None if game.result is None else _outcome(rules.seats, game.result),
         "analysable": rules.game != "capture",
         "positions": positions,
         "moves": moves,
+    }
+
+
+def _outcome(seats: tuple[str, ...], result: Result) -> dict[str, Any]:
+    """The result in words the browser translates (the reason is English only)."""
+    return {
+        "places": list(result.places),
+        "team_places": list(result.team_places),
+        "ending": result.ending,
+        "seat": None if result.seat is None else seats[result.seat],
     }
 
 

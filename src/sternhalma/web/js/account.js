@@ -5,6 +5,7 @@
 import { identity } from "./api.js";
 import { changePassword, deleteAccount, login, logout, me, register } from "./account-api.js";
 import { has, t, translate } from "./i18n.js";
+import { addPasskey, loginWithPasskey, passkeyError, passkeysAvailable, showPasskeys } from "./passkeys.js";
 
 export async function showAccount(root, navigate) {
   root.innerHTML = `
@@ -20,6 +21,7 @@ export async function showAccount(root, navigate) {
           <label class="field"><span data-i18n="account.password"></span>
             <input id="login-password" name="password" type="password" autocomplete="current-password" required></label>
           <button type="submit" class="primary" data-i18n="account.loginButton"></button>
+          <p class="passkey-only"><button type="button" id="passkey-login" data-i18n="passkey.login"></button></p>
         </form>
         <form id="register-form" class="account-form">
           <h2 data-i18n="account.register"></h2>
@@ -35,6 +37,16 @@ export async function showAccount(root, navigate) {
         <p id="account-who"></p>
         <p><a id="my-profile" data-link data-i18n="account.profile"></a></p>
         <button type="button" id="logout" data-i18n="account.logout"></button>
+        <section class="account-passkeys passkey-only">
+          <h2 data-i18n="passkey.title"></h2>
+          <p class="hint" data-i18n="passkey.help"></p>
+          <ul id="passkey-list" class="passkey-list"></ul>
+          <form id="passkey-form" class="account-form">
+            <label class="field"><span data-i18n="passkey.name"></span>
+              <input id="passkey-name" maxlength="64" autocomplete="off"></label>
+            <button type="submit" data-i18n="passkey.add"></button>
+          </form>
+        </section>
         <form id="password-form" class="account-form">
           <h2 data-i18n="account.change"></h2>
           <label class="field"><span data-i18n="account.password"></span>
@@ -58,6 +70,7 @@ export async function showAccount(root, navigate) {
   translate(root);
   const $ = (s) => root.querySelector(s);
   let who = null;
+  for (const part of root.querySelectorAll(".passkey-only")) part.hidden = !passkeysAvailable();
 
   function say(text, good = false) {
     $("#account-message").textContent = text;
@@ -70,6 +83,7 @@ export async function showAccount(root, navigate) {
     if (who?.account) {
       $("#account-who").textContent = t("account.loggedInAs", { name: who.player.nickname });
       $("#my-profile").href = `/@/${encodeURIComponent(who.player.nickname)}`;
+      if (passkeysAvailable()) showPasskeys($("#passkey-list"), (error) => say(passkeyError(error)));
     } else {
       const mine = identity();
       if (mine && !$("#register-nickname").value) $("#register-nickname").value = mine.nickname;
@@ -97,6 +111,17 @@ export async function showAccount(root, navigate) {
     $("#login-password").value = "";
     say(t("account.welcome"), true);
     await refresh();
+  }));
+  $("#passkey-login").addEventListener("click", attempt(async () => {
+    await loginWithPasskey();
+    say(t("account.welcome"), true);
+    await refresh();
+  }));
+  $("#passkey-form").addEventListener("submit", attempt(async () => {
+    await addPasskey($("#passkey-name").value.trim());
+    $("#passkey-name").value = "";
+    say(t("passkey.addedNow"), true);
+    await showPasskeys($("#passkey-list"), (error) => say(passkeyError(error)));
   }));
   $("#register-form").addEventListener("submit", attempt(async () => {
     await register($("#register-nickname").value, $("#register-password").value);

@@ -1,22 +1,25 @@
 // The analysis board: step through a finished or downloaded game (buttons, ← →, the
 // move list), try other moves without changing the game, see the computer's best move,
 // every seat's moves to go and the race, and review the whole game move by move.
-// The computer's work runs on the server (docs/analysis.md); this page only draws.
+// The computer's work runs on the server (docs/analysis.md); this page only draws:
+// the move list in analysis-moves.js, the computer's view in analysis-eval.js, the
+// review in analysis-review.js, the review's link in analysis-link.js.
 
 import { catalogue } from "./api.js";
 import { AnalysisSocket, ends, legalMoves, readRecord } from "./analysis-api.js";
+import { renderEval } from "./analysis-eval.js";
+import { decodeRecord, encodeRecord } from "./analysis-link.js";
+import { renderMoveList } from "./analysis-moves.js";
+import { renderReview, renderVerdict } from "./analysis-review.js";
 import { Board } from "./board.js";
-import { el, swatch } from "./svg.js";
 import { Picker } from "./picker.js";
-import { t, translate } from "./i18n.js";
+import { has, t, translate } from "./i18n.js";
+import { resultWords } from "./result-words.js";
 import { colourName, variantName } from "./words.js";
 
-/** Verdict marks in the move list, as chess players know them. */
-const SYMBOLS = { good: "", inaccuracy: "?!", mistake: "?" };
+export { decodeRecord, encodeRecord };
 
-export async function showAnalysis(root) {
-  const data = await catalogue();
-  root.innerHTML = `
+const PAGE = `
     <section class="table-view analysis-view">
       <div class="table-head">
         <h1 class="table-title" data-i18n="analysis.title"></h1>
@@ -26,6 +29,7 @@ export async function showAnalysis(root) {
       </div>
       <div class="board-area">
         <div class="board-wrap" id="board"></div>
+        <p id="an-verdict" class="an-verdict" aria-live="polite"></p>
         <button type="button" id="an-loop" hidden></button>
         <p class="keys hint" data-i18n="analysis.keys"></p>
       </div>
@@ -73,11 +77,15 @@ export async function showAnalysis(root) {
         </section>
       </aside>
     </section>`;
+
+export async function showAnalysis(root) {
+  const data = await catalogue();
+  root.innerHTML = PAGE;
   translate(root);
   const $ = (selector) => root.querySelector(selector);
 
   let record = null; // the record text
-  let game = null; // {variant, players, result, analysable, positions, moves}
+  let game = null; // {variant, players, result, outcome, analysable, positions, moves}
   let variant = null;
   let board = null;
   let ply = 0;
@@ -88,28 +96,34 @@ export async function showAnalysis(root) {
   let review = null; // {total, done, start, moves: []}
 
   const socket = new AnalysisSocket(receive);
+  const view = () => ({ game, variant, review, ply, trying: tried.length > 0, go });
 
   function receive(message) {
     if (message.type === "analysis") {
       analyses.set(message.id, message);
-      if (message.id === asked) renderEval();
+      if (message.id === asked) showEval();
     } else if (message.type === "review-start") {
       review = { total: message.total, done: 0, start: null, moves: [] };
-      renderReview();
+      showReview();
     } else if (message.type === "review-position") {
       review.start = message;
     } else if (message.type === "review-move") {
       review.done = message.done;
       review.moves[message.number - 1] = message;
-      renderReview();
-      renderMoves();
+      showReview();
+      showMoves();
     } else if (message.type === "review-done") {
       review.finished = true;
       $("#an-share-box").hidden = false;
-      renderReview();
+      showReview();
     } else if (message.type === "error") {
-      notice(message.message);
+      notice(said(message));
     }
+  }
+
+  /** A refusal in the player's language where it has a word for it (the server's English else). */
+  function said(error) {
+    return error.code && has(`error.${error.code}`) ? t(`error.${error.code}`) : t("analysis.refused", { detail: error.message });
   }
 
   function notice(text) {
@@ -122,7 +136,7 @@ export async function showAnalysis(root) {
     try {
       game = await readRecord(text);
     } catch (error) {
-      notice(error.message);
+      notice(said(error));
       return;
     }
     record = text;
@@ -143,18 +157,25 @@ export async function showAnalysis(root) {
     });
     board = new Board($("#board"), data.boards[variant.board], picker.boardOptions());
     picker.board = board;
-    board.svg.setAttribute("aria-label", t("board.label"));
     board.turnHomeDown(variant.homes ? variant.homes[0] : null);
     board.showGoal(variant.goals ? variant.goals[0] : null);
-    const names = Object.entries(game.players || {}).map(([c, n]) => `${colourName(c)}: ${n}`);
-    $("#an-info").textContent = [`${t(`game.${variant.game}`)} · ${variantName(variant.id)}`, ...names, game.result || ""].filter(Boolean).join(" · ");
     $("#an-steps").hidden = false;
     $("#an-eval").hidden = !game.analysable;
     $("#an-review").hidden = !game.analysable;
     $("#an-review-start").disabled = !game.moves.length;
-    if (!game.analysable) notice(t("analysis.raceOnly"));
-    renderReview();
+    showReview();
     await go(game.moves.length);
+  }
+
+  /** The words of the page that are not in its template (set again on a language change). */
+  function words() {
+    if (!game) return;
+    board.svg.setAttribute("aria-label", t("board.label"));
+    board.refreshLabels();
+    const names = Object.entries(game.players || {}).map(([c, n]) => `${colourName(c)}: ${n}`);
+    const result = game.outcome ? resultWords(game.outcome, variant) : "";
+    $("#an-info").textContent = [`${t(`game.${variant.game}`)} · ${variantName(variant.id)}`, ...names, result].filter(Boolean).join(" · ");
+    if (!game.analysable) notice(t("analysis.raceOnly"));
   }
 
   // -- where we are --------------------------------------------------------------------
@@ -175,10 +196,11 @@ export async function showAnalysis(root) {
     const last = tried.length ? tried[tried.length - 1] : game.moves[ply - 1];
     board.mark("last", last ? ends(last.path) : []);
     picker.setMoves([]);
-    renderMoves();
+    words();
+    showMoves();
     renderWhere();
     askAnalysis(position);
-    const moves = await legalMoves(position).catch((error) => { notice(error.message); return []; });
+    const moves = await legalMoves(position).catch((error) => { notice(said(error)); return []; });
     if (position === current()) picker.setMoves(moves);
   }
 
@@ -186,7 +208,7 @@ export async function showAnalysis(root) {
     if (!game.analysable) return;
     asked = JSON.stringify(position);
     if (!analyses.has(asked)) socket.send({ type: "analyse", id: asked, position });
-    renderEval();
+    showEval();
   }
 
   function renderWhere() {
@@ -201,149 +223,26 @@ export async function showAnalysis(root) {
     $("#an-next").disabled = $("#an-last").disabled = ply === total && !tried.length;
   }
 
-  // -- the computer's view -----------------------------------------------------------------
+  // -- the computer's view and the review ---------------------------------------------------
   function drawBest() {
     const analysis = analyses.get(asked);
     if (!picker.selected && analysis && analysis.best) board.showPath(analysis.best.path, "best");
     else board.showPath(null);
   }
 
-  function renderEval() {
-    const analysis = analyses.get(asked);
-    const best = $("#an-best");
-    const body = $("#an-togo");
-    body.replaceChildren();
-    $("#an-race").replaceChildren();
-    if (!analysis) {
-      best.textContent = t("analysis.thinking");
-      return;
-    }
-    best.textContent = analysis.best ? t("analysis.best", { move: analysis.best.text, colour: colourName(analysis.turn) }) : t("analysis.noMove");
-    for (const [colour, count] of Object.entries(analysis.to_go)) {
-      const row = document.createElement("tr");
-      const who = document.createElement("td");
-      who.append(swatch(colour, 18), ` ${colourName(colour)}`);
-      const lower = document.createElement("td");
-      lower.textContent = count.exact ? t("analysis.exactly", { n: count.lower }) : String(count.lower);
-      const about = document.createElement("td");
-      about.textContent = String(count.estimate);
-      row.append(who, lower, about);
-      body.appendChild(row);
-    }
-    if (analysis.race !== null) raceBar($("#an-race"), analysis.race, Object.keys(analysis.to_go));
+  function showEval() {
+    renderEval($, analyses.get(asked));
     drawBest();
   }
 
-  // -- the review ------------------------------------------------------------------------
-  function renderReview() {
-    const box = $("#an-progress-box");
-    const running = review && !review.finished;
-    $("#an-review-start").hidden = Boolean(review);
-    box.hidden = !review;
-    if (review) {
-      $("#an-progress").max = Math.max(1, review.total);
-      $("#an-progress").value = review.done;
-      $("#an-progress-text").textContent = running ? t("analysis.reviewing", { done: review.done, total: review.total }) : t("analysis.reviewed", { total: review.total });
-    }
-    drawGraph();
-    renderSummary();
+  function showReview() {
+    renderReview($, view());
+    if (board) renderVerdict($, board, view());
   }
 
-  function renderSummary() {
-    const list = $("#an-summary");
-    list.replaceChildren();
-    if (!review || !review.moves.length) return;
-    const rows = {};
-    for (const move of review.moves) {
-      if (!move) continue;
-      const row = (rows[move.seat] ||= { inaccuracy: 0, mistake: 0, lost: 0 });
-      if (move.verdict !== "good") row[move.verdict] += 1;
-      row.lost += move.loss;
-    }
-    for (const [colour, row] of Object.entries(rows)) {
-      const item = document.createElement("li");
-      item.append(swatch(colour, 16), ` ${t("analysis.summary", { colour: colourName(colour), inaccuracies: row.inaccuracy, mistakes: row.mistake, lost: row.lost })}`);
-      list.appendChild(item);
-    }
-  }
-
-  function drawGraph() {
-    const box = $("#an-graph");
-    box.replaceChildren();
-    if (!review || !review.moves.length) return;
-    const moves = review.moves.filter(Boolean);
-    const two = moves[0].race !== null;
-    const series = two
-      ? [{ colour: "race", values: [review.start?.race ?? 0, ...moves.map((m) => m.race)] }]
-      : Object.keys(moves[0].to_go).map((colour) => ({
-        colour,
-        values: [review.start?.to_go[colour].estimate ?? null, ...moves.map((m) => m.to_go[colour].estimate)],
-      }));
-    const all = series.flatMap((s) => s.values).filter((v) => v !== null);
-    const top = Math.max(1, ...all.map(Math.abs));
-    const low = two ? -top : 0;
-    const width = 300;
-    const height = 120;
-    const n = Math.max(1, review.total);
-    const x = (i) => (i / n) * width;
-    const y = (v) => height - ((v - low) / (top - low || 1)) * height;
-    const svg = el("svg", { viewBox: `-4 -6 ${width + 8} ${height + 12}`, class: "graph", role: "img", "aria-label": t(two ? "analysis.graphRace" : "analysis.graphToGo") });
-    if (two) el("line", { x1: 0, x2: width, y1: y(0), y2: y(0), class: "axis" }, svg);
-    for (const s of series) {
-      const points = s.values.map((v, i) => (v === null ? null : `${x(i).toFixed(1)},${y(v).toFixed(1)}`)).filter(Boolean);
-      el("polyline", { points: points.join(" "), class: `line line-${s.colour}` }, svg);
-    }
-    for (const move of moves) {
-      if (move.verdict === "good") continue;
-      const value = two ? move.race : move.to_go[move.seat].estimate;
-      const dot = el("circle", { cx: x(move.number), cy: y(value), r: move.verdict === "mistake" ? 5 : 3.5, class: `dot ${move.verdict} c-${move.seat}` }, svg);
-      el("title", {}, dot).textContent = `${move.number}. ${move.played.text} ${t(`analysis.verdict.${move.verdict}`)}`;
-    }
-    el("line", { x1: x(ply), x2: x(ply), y1: 0, y2: height, class: "cursor" }, svg);
-    svg.addEventListener("click", (event) => {
-      const box = svg.getBoundingClientRect();
-      go(Math.round(((event.clientX - box.left) / box.width) * n));
-    });
-    box.appendChild(svg);
-    const legend = document.createElement("p");
-    legend.className = "hint";
-    legend.textContent = two ? t("analysis.graphRace") : t("analysis.graphToGo");
-    box.appendChild(legend);
-  }
-
-  // -- the move list -------------------------------------------------------------------
-  function renderMoves() {
-    const list = $("#an-moves");
-    list.replaceChildren();
-    if (!game) return;
-    const start = document.createElement("li");
-    const startButton = document.createElement("button");
-    startButton.type = "button";
-    startButton.textContent = t("analysis.startShort");
-    startButton.setAttribute("aria-current", String(ply === 0 && !tried.length));
-    startButton.addEventListener("click", () => go(0));
-    start.appendChild(startButton);
-    list.appendChild(start);
-    game.moves.forEach((move, index) => {
-      const judged = review && review.moves[index];
-      const item = document.createElement("li");
-      const button = document.createElement("button");
-      button.type = "button";
-      button.dataset.ply = String(index + 1);
-      button.textContent = `${index + 1}. ${move.text}${judged ? SYMBOLS[judged.verdict] : ""}`;
-      if (judged) {
-        button.classList.add(`verdict-${judged.verdict}`);
-        button.title = judged.verdict !== "good"
-          ? t("analysis.lost", { verdict: t(`analysis.verdict.${judged.verdict}`), n: judged.loss, best: judged.best.text })
-          : t("analysis.verdict.good");
-      }
-      button.setAttribute("aria-current", String(ply === index + 1 && !tried.length));
-      button.addEventListener("click", () => go(index + 1));
-      item.appendChild(button);
-      list.appendChild(item);
-    });
-    list.querySelector("[aria-current='true']")?.scrollIntoView({ block: "nearest" });
-    if (review) drawGraph();
+  function showMoves() {
+    renderMoveList($("#an-moves"), view());
+    showReview();
   }
 
   // -- controls ---------------------------------------------------------------------------
@@ -389,6 +288,15 @@ export async function showAnalysis(root) {
     }
   }
   document.addEventListener("keydown", onKey);
+  // The template follows through translate(); what was written from code is written again.
+  function onLanguage() {
+    if (!game) return;
+    words();
+    showMoves();
+    renderWhere();
+    showEval();
+  }
+  document.addEventListener("languagechange", onLanguage);
 
   const params = new URLSearchParams(location.search);
   const table = params.get("table");
@@ -408,41 +316,7 @@ export async function showAnalysis(root) {
 
   return () => {
     document.removeEventListener("keydown", onKey);
+    document.removeEventListener("languagechange", onLanguage);
     socket.close();
   };
-}
-
-/** A record in a link: its UTF-8 bytes in base64url (the link carries the whole game,
- * so it needs no storage on the server and never expires; docs/analysis.md). */
-export function encodeRecord(text) {
-  let binary = "";
-  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
-
-/** The record of a link made by encodeRecord, or null when it is not one. */
-export function decodeRecord(code) {
-  try {
-    const binary = atob(code.replaceAll("-", "+").replaceAll("_", "/"));
-    return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
-  } catch {
-    return null;
-  }
-}
-
-/** A bar of the race with two players: who is ahead, by how many moves. */
-export function raceBar(box, lead, colours) {
-  const [first, second] = colours;
-  const span = Math.max(5, Math.abs(lead));
-  const share = 50 + (lead / span) * 50;
-  const svg = el("svg", { viewBox: "0 0 100 10", class: "race-bar", "aria-hidden": "true", preserveAspectRatio: "none" });
-  el("rect", { x: 0, y: 0, width: share, height: 10, class: `part c-${first}` }, svg);
-  el("rect", { x: share, y: 0, width: 100 - share, height: 10, class: `part c-${second}` }, svg);
-  el("line", { x1: 50, x2: 50, y1: 0, y2: 10, class: "middle" }, svg);
-  const text = document.createElement("p");
-  text.className = "race-text";
-  const colour = colourName(lead > 0 ? first : second);
-  const n = Math.abs(lead);
-  text.textContent = n === 0 ? t("analysis.level") : t(n === 1 ? "analysis.aheadOne" : "analysis.ahead", { colour, n });
-  box.append(svg, text);
 }

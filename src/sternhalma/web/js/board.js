@@ -62,11 +62,12 @@ export class Board {
     });
     container.appendChild(this.svg);
     this.layers = {};
-    for (const name of ["outline", "goal", "holes", "marbles", "labels", "path"]) {
+    for (const name of ["outline", "goal", "holes", "marbles", "labels", "second", "path"]) {
       this.layers[name] = el("g", { class: `layer-${name}` }, this.svg);
     }
     this.layers.marbles.setAttribute("aria-hidden", "true");
     this.layers.path.setAttribute("aria-hidden", "true");
+    this.layers.second.setAttribute("aria-hidden", "true");
     this.layers.labels.setAttribute("aria-hidden", "true");
     this.namesShown = false;
     this.holeNodes = [];
@@ -290,12 +291,14 @@ export class Board {
     el("polygon", { class: "goal-outline", points: pts.map((p) => p.map((v) => v.toFixed(3)).join(",")).join(" ") }, layer);
   }
 
-  showPath(path, cls = "preview") {
-    const layer = this.layers.path;
+  /** Draws ``path`` (hole names) as a line. The "second" layer holds a line that the
+   * picker's hovers and hints leave alone: the review's better move, a chain being chosen. */
+  showPath(path, cls = "preview", layerName = "path") {
+    const layer = this.layers[layerName];
     layer.replaceChildren();
     if (!path || path.length < 2) return;
     const pts = path.map((n) => this.point(this.index.get(n)));
-    el("polyline", { class: `path ${cls}`, points: pts.map((p) => p.map((v) => v.toFixed(3)).join(",")).join(" ") }, layer);
+    el("polyline", { class: `path ${cls}`, "data-path": path.join("-"), points: pts.map((p) => p.map((v) => v.toFixed(3)).join(",")).join(" ") }, layer);
     for (const [x, y] of pts.slice(1)) el("circle", { class: `path-dot ${cls}`, cx: x, cy: y, r: 0.13 }, layer);
   }
 

@@ -43,15 +43,28 @@ export async function ask(message, yes, no) {
   return answer === true;
 }
 
-/** Resolves one of ``options`` (strings), or null when cancelled. */
-export function choose(title, options, cancel) {
+/** Resolves one of ``options`` (strings), or null when cancelled. ``preview(option)`` is
+ * called as the player hovers or focuses an option, and with null when none is. */
+export function choose(title, options, cancel, preview = null) {
   return open((dialog, done) => {
     const p = document.createElement("p");
     p.textContent = title;
     const row = document.createElement("div");
     row.className = "buttons column";
-    for (const option of options) row.appendChild(button(option, "", () => done(option)));
+    for (const option of options) {
+      const b = button(option, "", () => done(option));
+      if (preview) {
+        b.addEventListener("mouseenter", () => preview(option));
+        b.addEventListener("focus", () => preview(option));
+      }
+      row.appendChild(b);
+    }
     row.appendChild(button(cancel, "", () => done(null)));
+    if (preview) {
+      // The board behind shows the chain: a light veil, the question out of its way.
+      dialog.classList.add("previewing");
+      dialog.addEventListener("close", () => preview(null));
+    }
     dialog.append(p, row);
   });
 }

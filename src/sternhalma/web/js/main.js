@@ -10,6 +10,7 @@ import { showProfile } from "./profile.js";
 import { showPuzzle } from "./puzzle.js";
 import { showPuzzles } from "./puzzles.js";
 import { showRatings } from "./ratings.js";
+import { showRulesText } from "./rules-page.js";
 import { showTable } from "./table/page.js";
 import { showWatch } from "./watch.js";
 
@@ -33,6 +34,7 @@ async function route() {
     if (replaced) return location.reload();
     document.body.dataset.view = served.page;
     translate(app);
+    if (served.page === "rules") showRulesText(app);
     return;
   }
   replaced = Boolean(served);

@@ -2,7 +2,7 @@
 // tried moves and the crossing puzzle): click a marble, its targets light up, click one.
 // A capture chain may come back to its start (a loop, played by its own button: a click
 // on the picked-up piece puts it back), and several chains may end on one hole (the
-// player chooses which).
+// player chooses which, each chain drawn on the board as its choice is hovered or focused).
 
 import { choose } from "./dialogs.js";
 import { t } from "./i18n.js";
@@ -139,7 +139,9 @@ export class Picker {
     const moves = this.movesTo(name);
     let move = moves[0];
     if (moves.length > 1) {
-      const answer = await choose(t("choose.title"), moves.map(chain), t("confirm.cancel"));
+      // Each chain is drawn on the board as the player looks at its button.
+      const preview = (option) => this.board.showPath(moves.find((m) => chain(m) === option)?.path ?? null, "preview", "second");
+      const answer = await choose(t("choose.title"), moves.map(chain), t("confirm.cancel"), preview);
       move = moves.find((m) => chain(m) === answer);
       // Not when the moves changed while the player chose (the table moved on meanwhile).
       if (!move || !this.legal.includes(move)) return;

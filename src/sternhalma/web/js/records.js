@@ -23,11 +23,20 @@ export function recordsFor(game) {
   return rows.sort((a, b) => a.players - b.players);
 }
 
-/** Counts a finished table once. ``state`` is the table state the server sent. */
+/** Whether the person at a local table (no online seats) has not moved yet: leaving it
+ * then is abandoning it, which counts as nothing in the records. */
+export function abandonable(state) {
+  const persons = state.seats.filter((s) => s.kind === "person");
+  return !state.seats.some((s) => s.kind === "online") && persons.length > 0 && persons.every((s) => !s.moves);
+}
+
+/** Counts a finished table once. ``state`` is the table state the server sent. A game
+ * given up before the person's first move was abandoned, not lost: it does not count. */
 export function recordGame(state) {
   if (!state.over || !state.result) return false;
   const persons = state.seats.map((s, i) => [s, i]).filter(([s]) => s.kind === "person");
   if (persons.length !== 1 || persons.length === state.seats.length) return false;
+  if (abandonable(state)) return false;
   const counted = JSON.parse(localStorage.getItem(COUNTED) || "[]");
   if (counted.includes(state.id)) return false;
   const [seat, index] = persons[0];

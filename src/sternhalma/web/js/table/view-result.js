@@ -3,6 +3,7 @@
 
 import { has, place, t } from "../i18n.js";
 import { swatch } from "../svg.js";
+import { abandonable } from "../records.js";
 import { colourName } from "../words.js";
 import { playerName } from "./view-players.js";
 
@@ -59,7 +60,7 @@ export function resultView($, ctrl) {
   return function render() {
     const { state, id } = ctrl;
     $("#result").hidden = !state.over;
-    $("#record-note").textContent = ctrl.recorded ? t("records.updated") : "";
+    $("#record-note").textContent = ctrl.recorded ? t("records.updated") : ctrl.mySeats.length && state.over && abandonable(state) ? t("records.abandoned") : "";
     if (!state.over || !state.result) return;
     $("#result-title").textContent = t(state.status === "aborted" ? "result.aborted" : "result.title");
     $("#reason").textContent = resultText(ctrl);
