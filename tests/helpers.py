@@ -12,6 +12,7 @@ from urllib.parse import urljoin
 from starlette.testclient import TestClient, WebSocketTestSession
 from starlette.types import ASGIApp
 
+from sternhalma.game import Game
 from sternhalma.position import Position
 from sternhalma.rules import find_variant
 from sternhalma.server.storage.store import Store, database_url
@@ -82,3 +83,31 @@ def head() -> str:
     revision = ScriptDirectory.from_config(config()).get_current_head()
     assert revision is not None
     return revision
+
+
+def game_with_a_blunder() -> tuple[Game, str, str]:
+    """A classic-2 game of five moves from a position near its end (white has three
+    marbles left outside its goal), the third white's worst move, which the review
+    judges a loss. The game, that move's text and its verdict (inaccuracy, mistake)."""
+    from sternhalma.analysis import review_move
+    from sternhalma.players import make_player
+
+    white, black = make_player("medium", 1), make_player("medium", 2)
+    game = Game("classic-2", deadline_rule=False)
+    rules = game.rules
+    goal = rules.goals[0]  # type: ignore[attr-defined]
+    while (game.position.marbles[0] & ~goal).bit_count() > 3 or game.turn != 0:
+        assert not game.is_over
+        game.play((white if game.turn == 0 else black).choose(game))
+    start = Game("classic-2", start=game.position, deadline_rule=False)
+    start.play(white.choose(start))
+    start.play(black.choose(start))
+    reviews = {move: review_move(start.copy(), move) for move in start.legal_moves()}
+    worst = max(reviews, key=lambda move: (reviews[move].loss, move))
+    verdict = reviews[worst].verdict
+    assert verdict != "good"
+    blunder = rules.format_move(worst)
+    start.play(worst)
+    start.play(black.choose(start))
+    start.play(white.choose(start))
+    return start, blunder, verdict

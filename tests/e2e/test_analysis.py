@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+from helpers import game_with_a_blunder
 from playwright.sync_api import Page, expect
 
 from e2e.test_web import EASY, NEAR_FINISH, PERSON, hole, open_lobby, start_table
@@ -90,12 +91,19 @@ def test_a_record_file_opened_in_the_page_and_a_move_tried(
     expect(hole(page, "e13")).to_have_attribute("aria-label", "e13, empty")
     expect(page.locator(MOVES)).to_have_count(5)
 
-    # The review marks the marble stepped back home as a mistake.
+    # A game near its end whose third move is white's worst: the review marks it.
+    game, blunder, verdict = game_with_a_blunder()
+    other = tmp_path / "blunder.txt"
+    other.write_text(write_record(game, players=["Ayşe", "Bram"]))
+    page.get_by_label("Open a game record file").set_input_files(str(other))
+    expect(page.locator("#an-info")).to_contain_text("Bram")
     page.get_by_role("button", name="Review the whole game").click()
     expect(page.locator("#an-progress-text")).to_have_text("All 5 moves reviewed.", timeout=90_000)
-    expect(page.locator(MOVES).nth(2)).to_have_class(re.compile(r"verdict-mistake"))
-    expect(page.locator(MOVES).nth(2)).to_have_text("m5-m4?")
-    expect(page.locator("#an-graph circle.dot.mistake")).not_to_have_count(0)
+    expect(page.locator(MOVES).nth(2)).to_have_class(re.compile(f"verdict-{verdict}"))
+    expect(page.locator(MOVES).nth(2)).to_have_text(
+        blunder + ("?" if verdict == "mistake" else "?!")
+    )
+    expect(page.locator(f"#an-graph circle.dot.{verdict}")).not_to_have_count(0)
     page.screenshot(path=artifacts / "analysis-record.png", full_page=True)
 
 

@@ -8,22 +8,30 @@ import json
 import re
 from pathlib import Path
 
+from helpers import game_with_a_blunder
 from playwright.sync_api import Browser, Page, expect
 
-from sternhalma.game import Game
 from sternhalma.records import write_record
 
 MOVES = "#an-moves button[data-ply]"
 I18N = Path(__file__).parents[2] / "src/sternhalma/web/i18n"
 
 
+#: Five moves from a position near the end, the third white's blunder (helpers.py).
+GAME, BLUNDER, VERDICT = game_with_a_blunder()
+MARK = "?" if VERDICT == "mistake" else "?!"
+
+
 def finished_record() -> str:
-    """Five moves, the third a marble stepped back home (a mistake), then black resigns."""
-    game = Game("classic-2")
-    for move in ["m4-m5", "g15-g13", "m5-m4", "f15-f13", "l3-l5"]:
-        game.play(move)
+    """The five moves, then black resigns."""
+    game = GAME.copy()
     game.resign(1)
     return write_record(game, players=["Ayşe", "Bram"])
+
+
+def move_text(number: int) -> str:
+    """Move ``number`` (from 1) of the game, as the page writes it."""
+    return GAME.rules.format_move(GAME.moves[number - 1])
 
 
 def open_reviewed(page: Page, server: str) -> None:
@@ -42,13 +50,13 @@ def test_the_move_list_by_rounds_and_the_better_move_on_the_board(
     expect(rounds).to_have_count(3)
     expect(rounds.nth(0).locator(".round-number")).to_have_text("1.")
     expect(rounds.nth(0).locator("button")).to_have_count(2)
-    expect(rounds.nth(1).locator("button").first).to_have_text("m5-m4?")
+    expect(rounds.nth(1).locator("button").first).to_have_text(BLUNDER + MARK)
     expect(rounds.nth(1).locator("button").first).to_have_attribute(
-        "aria-label", "Round 2: White m5-m4, Mistake"
+        "aria-label", f"Round 2: White {BLUNDER}, {VERDICT.capitalize()}"
     )
     expect(rounds.nth(2).locator("button")).to_have_count(1)
     rounds.nth(1).locator("button").nth(1).click()
-    expect(page.locator("#an-status")).to_contain_text("After move 4 of 5: f15-f13")
+    expect(page.locator("#an-status")).to_contain_text(f"After move 4 of 5: {move_text(4)}")
 
     # The review draws the better move of the move shown.
     better = page.locator("svg.board .layer-second polyline.path.better")
@@ -58,7 +66,7 @@ def test_the_move_list_by_rounds_and_the_better_move_on_the_board(
     assert best, title
     mistake.click()
     verdict = page.locator("#an-verdict")
-    expect(verdict).to_contain_text("Move 3, White m5-m4: Mistake.")
+    expect(verdict).to_contain_text(f"Move 3, White {BLUNDER}: {VERDICT.capitalize()}.")
     expect(verdict).to_contain_text(f"Better was {best.group(1)}")
     expect(better).to_have_count(1)
     # The line runs through every hole of the better move's path.
@@ -70,7 +78,7 @@ def test_the_move_list_by_rounds_and_the_better_move_on_the_board(
     expect(better).to_have_count(0)
     expect(verdict).to_be_empty()
     page.locator(MOVES).nth(1).click()
-    expect(verdict).to_contain_text("Move 2, Black g15-g13")
+    expect(verdict).to_contain_text(f"Move 2, Black {move_text(2)}")
     if "Better was" not in verdict.inner_text():
         expect(better).to_have_count(0)
 

@@ -114,6 +114,13 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     help="Sits and stand-ups one client address may make in a minute.",
 )
 @setting(
+    "--max-reviews",
+    default=12,
+    show_default=True,
+    type=click.IntRange(1, 100_000),
+    help="Game reviews started and records read one client address may ask for in a minute.",
+)
+@setting(
     "--max-new-identities",
     default=5,
     show_default=True,
@@ -215,6 +222,7 @@ def serve(
     debug: bool,
     max_seat_changes: int,
     max_new_identities: int,
+    max_reviews: int,
     same_address_hours: float,
     first_move: float,
     address_secret: str | None,
@@ -263,7 +271,10 @@ def serve(
             )
     options["allowed_origins"] = tuple(o.rstrip("/") for o in allowed_origins)
     options["per_address"] = AddressLimits(
-        connections=max_connections, tables=max_new_tables, seat_changes=max_seat_changes
+        connections=max_connections,
+        tables=max_new_tables,
+        seat_changes=max_seat_changes,
+        reviews=max_reviews,
     )
     options["identities"] = IdentityRules(
         per_hour=max_new_identities,
