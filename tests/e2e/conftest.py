@@ -43,12 +43,13 @@ def browser_context_args(browser_context_args: dict[str, Any]) -> dict[str, Any]
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The URL of a running `sternhalma serve`, stopped at the end of the session."""
     folder = tmp_path_factory.mktemp("e2e")
-    # Every browser test comes from 127.0.0.1: reviews are not held to one person's rate.
+    # Every browser test comes from 127.0.0.1: analyses and reviews are not held to one
+    # person's rate.
     process = Server(
         str(folder / "tables.db"),
         None,
         folder / "server.log",
-        env={"STERNHALMA_MAX_REVIEWS": "1000"},
+        env={"STERNHALMA_MAX_ANALYSES": "100000", "STERNHALMA_MAX_REVIEWS": "1000"},
     )
     process.start()
     try:

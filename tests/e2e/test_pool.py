@@ -42,7 +42,11 @@ def seek(page: Page, server: str, nickname: str, variant: str, clock: str = "5+3
     page.locator("#pool-clock").select_option(clock)
     page.locator("#pool-nickname").fill(nickname)
     page.get_by_role("button", name="Play online").click()
-    expect(page.locator("#pool-waiting")).to_be_visible()
+    # Waiting, or paired at once with a player who was waiting already.
+    page.wait_for_function(
+        """() => location.pathname.startsWith("/table/")
+            || document.querySelector("#pool-waiting")?.hidden === false"""
+    )
 
 
 def seated(page: Page) -> int:

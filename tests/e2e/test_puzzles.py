@@ -98,7 +98,9 @@ def test_the_browser_rating_is_glicko_2_as_the_server_computes_it(page: Page, se
 
 
 def focus_by_tab(page: Page, wanted: set[str], cls: str) -> str:
-    """Presses Tab until a hole with class ``cls`` in ``wanted`` has the focus."""
+    """Presses Tab until a hole with class ``cls`` in ``wanted`` has the focus (once the
+    board offers such holes: its moves may still be on their way)."""
+    expect(page.locator(f"svg.board .{cls}").first).to_be_attached(timeout=30_000)
     for _ in range(120):
         page.keyboard.press("Tab")
         name = page.evaluate(

@@ -114,6 +114,14 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     help="Sits and stand-ups one client address may make in a minute.",
 )
 @setting(
+    "--max-analyses",
+    default=240,
+    show_default=True,
+    type=click.IntRange(1, 1_000_000),
+    help="Position analyses, legal-move and puzzle-move requests one client address may "
+    "make in a minute.",
+)
+@setting(
     "--max-reviews",
     default=12,
     show_default=True,
@@ -222,6 +230,7 @@ def serve(
     debug: bool,
     max_seat_changes: int,
     max_new_identities: int,
+    max_analyses: int,
     max_reviews: int,
     same_address_hours: float,
     first_move: float,
@@ -274,6 +283,7 @@ def serve(
         connections=max_connections,
         tables=max_new_tables,
         seat_changes=max_seat_changes,
+        analyses=max_analyses,
         reviews=max_reviews,
     )
     options["identities"] = IdentityRules(
