@@ -1,5 +1,7 @@
 // The server: the JSON API and the table websocket (docs/protocol.md).
 
+import { storedObject } from "./dom.js";
+
 let catalogueCache = null;
 
 /** Boards, variants and computer levels, fetched once. */
@@ -52,11 +54,7 @@ export function rememberIdentity(player) {
 const TOKENS = "sternhalma.tokens";
 
 function tokens() {
-  try {
-    return JSON.parse(localStorage.getItem(TOKENS)) || {};
-  } catch {
-    return {};
-  }
+  return storedObject(TOKENS);
 }
 
 /** The secret that holds this browser's seats at a table (kept in localStorage). */

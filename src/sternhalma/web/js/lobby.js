@@ -2,6 +2,7 @@
 // by link), who sits where, the clock and rated or casual; start; see the records and the
 // online tables waiting for players.
 
+import { option, storedObject } from "./dom.js";
 import { catalogue, createTable, identity, openTables } from "./api.js";
 import { ratingBadge, unratedForMe } from "./account-api.js";
 import { LIVE_SECTION, showLive } from "./lobby-live.js";
@@ -17,28 +18,13 @@ export const GAMES = ["chinese-checkers", "capture", "halma"];
 export const CLOCKS = ["", "1+0", "3+2", "5+3", "10+5", "15+10", "30+20"];
 const CHOICES = "sternhalma.lobby";
 
-function saved() {
-  try {
-    return JSON.parse(localStorage.getItem(CHOICES)) || {};
-  } catch {
-    return {};
-  }
-}
-
-function option(value, text) {
-  const node = document.createElement("option");
-  node.value = value;
-  node.textContent = text;
-  return node;
-}
-
 export function clockName(control) {
   return control ? t("clock.control", { control }) : t("clock.none");
 }
 
 export async function showLobby(root, navigate) {
   const data = await catalogue();
-  const choice = { game: "chinese-checkers", variant: "classic-2", where: "here", seats: {}, clock: "5+3", rated: true, ...saved() };
+  const choice = { game: "chinese-checkers", variant: "classic-2", where: "here", seats: {}, clock: "5+3", rated: true, ...storedObject(CHOICES) };
   root.innerHTML = `
     <section class="lobby">
       <div class="intro">

@@ -2,6 +2,7 @@
 // "The pool"). The lobby gives this module a card; the pool's websocket lives as long as
 // the page: leaving the page leaves the pool.
 
+import { option, storedObject } from "./dom.js";
 import { identity, rememberIdentity, rememberToken } from "./api.js";
 import { has, t, translate } from "./i18n.js";
 import { variantName } from "./words.js";
@@ -10,24 +11,9 @@ import { variantName } from "./words.js";
 export const POOL_CLOCKS = ["1+0", "3+2", "5+3", "10+5", "15+10"];
 const CHOICES = "sternhalma.pool";
 
-function saved() {
-  try {
-    return JSON.parse(localStorage.getItem(CHOICES)) || {};
-  } catch {
-    return {};
-  }
-}
-
-function option(value, text) {
-  const node = document.createElement("option");
-  node.value = value;
-  node.textContent = text;
-  return node;
-}
-
 /** Fill ``card`` with the pool's form; returns a function that leaves the pool. */
 export function showPool(card, navigate, data) {
-  const choice = { variant: "classic-2", clock: "5+3", custom: "", rated: true, ...saved() };
+  const choice = { variant: "classic-2", clock: "5+3", custom: "", rated: true, ...storedObject(CHOICES) };
   card.innerHTML = `
     <h2 id="pool-title" data-i18n="pool.title"></h2>
     <p class="hint" data-i18n="pool.help"></p>

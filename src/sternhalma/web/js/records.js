@@ -2,15 +2,13 @@
 // game and number of players: games played, games won, fewest moves in a win.
 // Only games of exactly one person against the computer count.
 
+import { storedObject } from "./dom.js";
+
 const KEY = "sternhalma.records";
 const COUNTED = "sternhalma.records.counted";
 
 export function allRecords() {
-  try {
-    return JSON.parse(localStorage.getItem(KEY)) || {};
-  } catch {
-    return {};
-  }
+  return storedObject(KEY);
 }
 
 export function recordsFor(game) {
