@@ -19,7 +19,16 @@ let leave = null;
 const served = app.dataset.page ? { page: app.dataset.page, path: location.pathname } : null;
 let replaced = false;
 
-async function route() {
+// Routes render one after another: a page whose data is slow to come (the lobby's) must
+// not draw itself over the page the player went on to meanwhile.
+let routing = Promise.resolve();
+
+function route() {
+  routing = routing.then(render, render);
+  return routing;
+}
+
+async function render() {
   if (leave) leave();
   leave = null;
   // A table names its own game in the header; every other page the app's name.
