@@ -84,7 +84,8 @@ def create_rated(page: Page, server: str) -> str:
 
 
 def kept(page: Page) -> str:
-    value = page.evaluate("localStorage.getItem('sternhalma.identity')")
+    """The identity this browser keeps, once the page has stored it (it does so after the server's answer)."""
+    value = page.wait_for_function("localStorage.getItem('sternhalma.identity')").json_value()
     assert value
     return str(value)
 
