@@ -177,6 +177,39 @@ def test_a_waiting_analysis_comes_after_a_computer_move_and_a_hint() -> None:
     assert after_move == Priority.HINT
 
 
+def test_with_two_processes_hints_run_only_on_the_lower_priority_one() -> None:
+    """Two thinking processes: a long hint holds the lower-priority one; a second hint
+    waits rather than take the moves' own; a computer move runs at once beside the
+    hint, on the process at the normal priority, interrupting nothing."""
+
+    async def scenario() -> tuple[int, int, int, int]:
+        pool = Pool(2)
+        await pool.start()
+        try:
+            long_hint = asyncio.create_task(pool.think(LONG, Priority.HINT, "long hint"))
+            await started(pool)
+            other_hint = asyncio.create_task(pool.think(job(), Priority.HINT, "other hint"))
+            await asyncio.sleep(0.5)
+            waiting = len(pool.waiting)
+            (hinting,) = pool.running
+            hint_nice = os.getpriority(os.PRIO_PROCESS, hinting.process.pid or 0)
+            (moving,) = pool.free
+            move_nice = os.getpriority(os.PRIO_PROCESS, moving.process.pid or 0)
+            await asyncio.wait_for(pool.think(job(), Priority.MOVE, "move"), 60)
+            given_up = pool.given_up
+            long_hint.cancel()
+            await asyncio.wait_for(other_hint, 60)
+            return waiting, hint_nice - move_nice, given_up, pool.busy
+        finally:
+            await pool.close()
+
+    waiting, lower_by, given_up, busy = run_apart(scenario())
+    assert waiting == 1  # the second hint did not take the moves' process
+    assert lower_by == 10
+    assert given_up == 0  # the move did not need the hint's process
+    assert busy == 0
+
+
 def test_a_cancelled_job_is_given_up_and_its_process_serves_the_next() -> None:
     async def scenario() -> tuple[int | None, int | None, str]:
         pool = Pool(1)

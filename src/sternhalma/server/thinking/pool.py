@@ -5,6 +5,11 @@ Jobs wait in priority order (computer moves, then hints, then analyses); a compu
 move that finds every process busy takes one from an analysis or a hint, which
 waits again. A process that dies, or runs past ``timeout``, is replaced and the
 job tried once more.
+
+With two processes or more, the first is the computer moves' own, at the normal
+CPU priority: hints and analyses run only on the others, which run at a lower
+one (``BACKGROUND_NICE``), so on a busy machine they yield the CPU to the
+computer's moves and to the server's own loop. Moves may use every process.
 """
 
 from __future__ import annotations
@@ -19,6 +24,9 @@ from sternhalma.server.thinking import TRIES, Priority, Thinking, ThinkingFailed
 from sternhalma.server.thinking.slot import Slot, SlotLost
 
 log = logging.getLogger(__name__)
+
+#: The niceness of the processes that hints and analyses may run on (see above).
+BACKGROUND_NICE = 10
 
 
 @dataclass(order=True)
@@ -56,7 +64,8 @@ class Pool(Thinking):
         self.given_up = 0
 
     async def start(self) -> None:
-        slots = [Slot(self.nodes) for _ in range(self.size)]
+        nice = [0] + [BACKGROUND_NICE if self.size > 1 else 0] * (self.size - 1)
+        slots = [Slot(self.nodes, nice=n) for n in nice]
         await asyncio.gather(*(slot.ready() for slot in slots))
         self.free.extend(slots)
 
@@ -111,8 +120,8 @@ class Pool(Thinking):
     async def _acquire(self, priority: int, seq: int) -> Slot:
         if self._closed:
             raise ThinkingFailed("the server is stopping")
-        if self.free and not self.waiting:
-            return self.free.pop()
+        if not self.waiting and (slot := self._free_for(priority)):
+            return slot
         ticket = _Ticket(priority, seq, asyncio.get_running_loop().create_future())
         heapq.heappush(self.waiting, ticket)
         self._dispatch()
@@ -127,12 +136,32 @@ class Pool(Thinking):
                 heapq.heapify(self.waiting)
             raise
 
+    def _free_for(self, priority: int) -> Slot | None:
+        """Take a free process that may run a job of ``priority``: a move takes the
+        moves' own first; hints and analyses only the lower-priority ones (any one
+        in a pool of one)."""
+        allowed = [
+            slot for slot in self.free if priority == Priority.MOVE or slot.nice or self.size == 1
+        ]
+        if not allowed:
+            return None
+        slot = min(allowed, key=lambda slot: slot.nice)
+        self.free.remove(slot)
+        return slot
+
     def _dispatch(self) -> None:
-        """Give free processes to the first waiting jobs."""
-        while self.free and self.waiting:
-            ticket = heapq.heappop(self.waiting)
-            if not ticket.slot.done():
-                ticket.slot.set_result(self.free.pop())
+        """Give free processes to the first waiting jobs (in priority order: a job
+        that finds none it may use holds back the ones behind it)."""
+        while self.waiting:
+            ticket = self.waiting[0]
+            if ticket.slot.done():  # (cancelled)
+                heapq.heappop(self.waiting)
+                continue
+            slot = self._free_for(ticket.priority)
+            if slot is None:
+                return
+            heapq.heappop(self.waiting)
+            ticket.slot.set_result(slot)
 
     def _preempt(self) -> None:
         """Computer moves waiting with every process busy take processes from analyses,
@@ -155,15 +184,15 @@ class Pool(Thinking):
             slot.kill()
             return
         if not slot.alive:
-            task = asyncio.get_running_loop().create_task(self._replace())
+            task = asyncio.get_running_loop().create_task(self._replace(slot.nice))
             self._spawning.add(task)
             task.add_done_callback(self._spawning.discard)
             return
         self.free.append(slot)
         self._dispatch()
 
-    async def _replace(self) -> None:
-        slot = Slot(self.nodes)
+    async def _replace(self, nice: int) -> None:
+        slot = Slot(self.nodes, nice=nice)
         try:
             await slot.ready()
         except SlotLost:

@@ -62,11 +62,16 @@ def _give_up(_signal: int, _frame: object) -> None:
         raise GiveUp
 
 
-def slot_main(conn: Connection, parent: int, nodes: int | None, given_up: Any) -> None:
+def slot_main(
+    conn: Connection, parent: int, nodes: int | None, given_up: Any, nice: int = 0
+) -> None:
     """A thinking process: answer each numbered job with ("done", its answer),
-    ("gave-up", None) or ("error", message), one answer per job."""
+    ("gave-up", None) or ("error", message), one answer per job. ``nice`` lowers
+    its CPU priority for good (no unprivileged process can raise it again)."""
     global _given_up
     _given_up = given_up
+    if nice:
+        os.nice(nice)
     watch_parent(parent)
     signal.signal(signal.SIGUSR1, _give_up)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C: the parent stops us
@@ -116,9 +121,11 @@ class SlotLost(Exception):
 
 
 class Slot:
-    """One thinking process, driven from the event loop."""
+    """One thinking process, driven from the event loop; ``nice`` > 0: a process
+    that yields the CPU to the others (the server's loop, the computer's moves)."""
 
-    def __init__(self, nodes: int | None = None) -> None:
+    def __init__(self, nodes: int | None = None, *, nice: int = 0) -> None:
+        self.nice = nice
         # "spawn": the process must not inherit the event loop's threads and sockets.
         context = multiprocessing.get_context("spawn")
         self.conn, child = context.Pipe()
@@ -127,7 +134,7 @@ class Slot:
         self.given_up = context.RawValue("q", 0)
         self.process = context.Process(
             target=slot_main,
-            args=(child, os.getpid(), nodes, self.given_up),
+            args=(child, os.getpid(), nodes, self.given_up, nice),
             name="sternhalma-think",
             daemon=True,
         )
