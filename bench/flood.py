@@ -4,8 +4,8 @@
     nice .venv/bin/python bench/flood.py --surface all --addresses 10 --setup queue
 
 Everything runs on 127.0.0.1 (tests/services.py starts the server, and with
-``--setup queue`` PostgreSQL, Redis and two ``sternhalma worker`` processes of one
-thinking process each, on free ports, and stops them).
+``--setup queue`` PostgreSQL, Redis and two ``sternhalma worker`` processes of two
+thinking processes each, on free ports, and stops them).
 
 A victim, in a process of its own, plays a clocked online table (``--clock``, 1+0)
 against Hard from 127.0.0.1 for ``--seconds`` and, beside it, sends a plain GET
@@ -19,8 +19,9 @@ the loopback, and the server sees each as a client address of its own):
 - ``hints``: 20 tables against Hard, each asking for a hint every 0.5 s;
 - ``all``: the three at once; ``none``: no flood (the figures without one).
 
-The embedded server runs two thinking processes (``--workers 2``): analyses and
-hints may hold one, the computer's moves always have the other.
+The embedded server runs two thinking processes (``--workers 2``), and so does
+each worker: analyses and hints may hold only the one at the lower CPU priority,
+the computer's moves always have the other (server/thinking/pool.py).
 
 Printed: the victim's wait for each computer reply (from its move to the computer's,
 the 0.6 s pause included: p50, p99), the computer's losses on time, the GET's p50 and
@@ -184,7 +185,7 @@ async def main_async(args: argparse.Namespace, folder: Path) -> None:
     with Services(folder, args.setup == "queue") as services:
         if args.setup == "queue":
             for _ in range(2):
-                services.add_worker(processes=1)
+                services.add_worker(processes=2)
         else:  # the server's own two thinking processes (one is the computer moves')
             assert services.server is not None
             services.server.stop()
