@@ -58,7 +58,7 @@ export function showPool(card, navigate, data) {
   function fillForm() {
     const select = $("#pool-variant");
     const keep = select.value || choice.variant;
-    select.replaceChildren(...variants.map((v) => option(v.id, `${t(`game.${v.game}`)} · ${variantName(v.id)} (${t("pool.players", { n: v.seats.length })})`)));
+    select.replaceChildren(...variants.map((v) => option(v.id, `${t(`game.${v.game}`)} · ${variantName(v.id)}`)));
     select.value = variants.some((v) => v.id === keep) ? keep : variants[0].id;
     const clock = $("#pool-clock");
     clock.replaceChildren(...POOL_CLOCKS.map((c) => option(c, t("clock.control", { control: c }))), option("custom", t("pool.customClock")));
