@@ -3,7 +3,7 @@
 // spectator; "Watch" follows the best-rated one (watch.js).
 
 import { t, translate } from "./i18n.js";
-import { swatch } from "./svg.js";
+import { fillTableCards } from "./table-cards.js";
 import { variantName } from "./words.js";
 
 export const LIVE_SECTION = `
@@ -29,39 +29,12 @@ function seatText(seat) {
 export function showLive(box) {
   let games = [];
   function fill() {
-    box.replaceChildren();
-    if (!games.length) {
-      const p = document.createElement("p");
-      p.className = "hint";
-      p.textContent = t("live.none");
-      box.appendChild(p);
-      return;
-    }
-    const list = document.createElement("ul");
-    list.className = "open-list";
-    for (const game of games) {
-      const li = document.createElement("li");
-      li.dataset.table = game.id;
-      const title = document.createElement("div");
-      title.className = "open-title";
-      title.textContent = `${t(`game.${game.game}`)} · ${variantName(game.variant)} · ${t("live.move", { n: game.moves + 1 })} · ${t("live.spectators", { n: game.spectators })}`;
-      const seats = document.createElement("div");
-      seats.className = "open-seats";
-      for (const seat of game.seats) {
-        const span = document.createElement("span");
-        span.className = "open-seat";
-        span.append(swatch(seat.colour, 16), ` ${seatText(seat)}`);
-        seats.appendChild(span);
-      }
-      const watch = document.createElement("a");
-      watch.href = `/table/${encodeURIComponent(game.id)}`;
-      watch.dataset.link = "";
-      watch.className = "button";
-      watch.textContent = t("live.open");
-      li.append(title, seats, watch);
-      list.appendChild(li);
-    }
-    box.appendChild(list);
+    fillTableCards(box, games, {
+      none: t("live.none"),
+      title: (game) => `${t(`game.${game.game}`)} · ${variantName(game.variant)} · ${t("live.move", { n: game.moves + 1 })} · ${t("live.spectators", { n: game.spectators })}`,
+      seat: (seat) => [` ${seatText(seat)}`],
+      action: t("live.open"),
+    });
   }
   async function refresh() {
     try {

@@ -7,6 +7,7 @@ import { catalogue, createTable, identity, openTables } from "./api.js";
 import { ratingBadge, unratedForMe } from "./account-api.js";
 import { LIVE_SECTION, showLive } from "./lobby-live.js";
 import { swatch } from "./svg.js";
+import { fillTableCards } from "./table-cards.js";
 import { has, t, translate } from "./i18n.js";
 import { recordsFor } from "./records.js";
 import { showPool } from "./pool.js";
@@ -206,42 +207,16 @@ export async function showLobby(root, navigate) {
   }
 
   function fillOpen() {
-    const box = $("#open-list");
-    box.replaceChildren();
-    if (!open.length) {
-      const p = document.createElement("p");
-      p.className = "hint";
-      p.textContent = t("lobby.noOpen");
-      box.appendChild(p);
-      return;
-    }
-    const list = document.createElement("ul");
-    list.className = "open-list";
-    for (const table of open) {
-      const li = document.createElement("li");
-      li.dataset.table = table.id;
-      const title = document.createElement("div");
-      title.className = "open-title";
-      title.textContent = `${t(`game.${table.game}`)} · ${variantName(table.variant)} · ${clockName(table.clock)} · ${t(table.rated ? "lobby.ratedShort" : "lobby.casualShort")}`;
-      const seats = document.createElement("div");
-      seats.className = "open-seats";
-      for (const seat of table.seats) {
-        const span = document.createElement("span");
-        span.className = "open-seat";
+    const list = fillTableCards($("#open-list"), open, {
+      none: t("lobby.noOpen"),
+      title: (table) => `${t(`game.${table.game}`)} · ${variantName(table.variant)} · ${clockName(table.clock)} · ${t(table.rated ? "lobby.ratedShort" : "lobby.casualShort")}`,
+      seat: (seat, table) => {
         const who = seat.kind === "computer" ? t("player.computer", { level: t(`level.${seat.level}`) }) : seat.taken ? seat.nickname : t("seat.free");
-        span.append(swatch(seat.colour, 16), ` ${who}`);
-        if (seat.kind === "online" && seat.taken) span.appendChild(ratingBadge(table.variant, seat.player));
-        seats.appendChild(span);
-      }
-      const join = document.createElement("a");
-      join.href = `/table/${encodeURIComponent(table.id)}`;
-      join.dataset.link = "";
-      join.className = "button";
-      join.textContent = t("lobby.join");
-      li.append(title, seats, join);
-      list.appendChild(li);
-    }
-    box.appendChild(list);
+        return seat.kind === "online" && seat.taken ? [` ${who}`, ratingBadge(table.variant, seat.player)] : [` ${who}`];
+      },
+      action: t("lobby.join"),
+    });
+    if (!list) return;
     // Said before anyone sits down: a rated table's game that would not be rated for me.
     unratedForMe(open.filter((table) => table.rated).map((table) => table.id)).then((unrated) => {
       for (const [id, reason] of Object.entries(unrated)) {
