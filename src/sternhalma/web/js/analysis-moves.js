@@ -1,6 +1,7 @@
 // The analysis board's move list by rounds, as the table's (table/view-moves.js): a row
 // per round, each move a button with its player's colour, the review's mark after it.
 
+import { roundRows } from "./dom.js";
 import { t } from "./i18n.js";
 import { swatch } from "./svg.js";
 import { colourName } from "./words.js";
@@ -27,23 +28,10 @@ export function renderMoveList(list, { game, variant, review, ply, trying, go })
   const start = document.createElement("li");
   start.appendChild(button(0, [t("analysis.startShort")]));
   list.appendChild(start);
-  let row = null;
-  let round = 0;
-  let previous = Infinity;
+  const next = roundRows(list);
   game.moves.forEach((move, index) => {
     const colour = game.positions[index].turn;
-    const seat = variant.seats ? variant.seats.indexOf(colour) : index;
-    if (row === null || seat <= previous) {
-      round += 1;
-      row = document.createElement("li");
-      row.className = "round";
-      const number = document.createElement("span");
-      number.className = "round-number";
-      number.textContent = `${round}.`;
-      row.appendChild(number);
-      list.appendChild(row);
-    }
-    previous = seat;
+    const { row, round } = next(variant.seats ? variant.seats.indexOf(colour) : index);
     const judged = review && review.moves[index];
     const mark = judged ? SYMBOLS[judged.verdict] : "";
     const item = button(index + 1, [swatch(colour, 14), ` ${move.text}${mark}`]);

@@ -16,3 +16,28 @@ export function storedObject(key) {
     return {};
   }
 }
+
+/**
+ * A move list's rows, a round a row: ``next(seat)`` gives the row for the move of
+ * ``seat`` and the round's number, and starts a new row ("1.", "2.", ...) when the seat
+ * does not come after the previous move's.
+ */
+export function roundRows(list) {
+  let row = null;
+  let round = 0;
+  let previous = Infinity;
+  return (seat) => {
+    if (row === null || seat <= previous) {
+      round += 1;
+      row = document.createElement("li");
+      row.className = "round";
+      const number = document.createElement("span");
+      number.className = "round-number";
+      number.textContent = `${round}.`;
+      row.appendChild(number);
+      list.appendChild(row);
+    }
+    previous = seat;
+    return { row, round };
+  };
+}

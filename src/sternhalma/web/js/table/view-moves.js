@@ -1,6 +1,7 @@
 // The move list by rounds, each move a button that shows the board as it was after it,
 // and the bar that says so with the way back to the game.
 
+import { roundRows } from "../dom.js";
 import { t } from "../i18n.js";
 import { swatch } from "../svg.js";
 import { colourName } from "../words.js";
@@ -30,21 +31,9 @@ export function movesView($, ctrl, focusBoard) {
     const start = document.createElement("li");
     start.appendChild(button(0, [t("moves.start")]));
     list.replaceChildren(start);
-    let row = null;
-    let round = 0;
-    let previous = Infinity;
+    const next = roundRows(list);
     for (const move of state.moves) {
-      if (move.seat <= previous) {
-        round += 1;
-        row = document.createElement("li");
-        row.className = "round";
-        const number = document.createElement("span");
-        number.className = "round-number";
-        number.textContent = `${round}.`;
-        row.appendChild(number);
-        list.appendChild(row);
-      }
-      previous = move.seat;
+      const { row, round } = next(move.seat);
       const colour = state.seats[move.seat].colour;
       const item = button(move.ply, [swatch(colour, 14), ` ${move.text}`]);
       item.dataset.ply = move.ply;
