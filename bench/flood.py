@@ -36,6 +36,7 @@ import contextlib
 import json
 import multiprocessing
 import random
+import re
 import statistics
 import tempfile
 import time
@@ -210,6 +211,14 @@ async def main_async(args: argparse.Namespace, folder: Path) -> None:
         f"p99 {1000 * percentile(gets, 0.99):.0f} ms ({len(gets)} requests)"
     )
     print("  the flood was answered: " + ", ".join(f"{k} {v}" for k, v in flood.answers.items()))
+    for log in sorted(folder.glob("*.log")):  # what the server and workers warned of
+        warned = [
+            line
+            for line in log.read_text(errors="replace").splitlines()
+            if re.search(r"ERROR|WARNING|thinking process|^job ", line)
+        ]
+        for line in warned[-5:]:
+            print(f"  {log.name}: {line[:200]}")
 
 
 def main() -> None:

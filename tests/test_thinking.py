@@ -14,6 +14,7 @@ import json
 import os
 import pickle
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -272,6 +273,32 @@ def test_a_job_that_runs_over_its_time_fails_after_a_second_try() -> None:
             await pool.close()
 
     assert legal(run_apart(scenario()))
+
+
+def test_an_analysis_may_think_longer_than_a_move_before_it_counts_as_stuck() -> None:
+    """A review's step on a Halma game takes seconds of CPU: with a timeout too short
+    for it as a move, the analysis is still answered (``time_limit``), not failed."""
+    halma = Game("halma-2")
+    for _ in range(6):
+        halma.play(halma.legal_moves()[0])
+    start = AnalysisJob("start", (write_record(halma),))
+    began = time.perf_counter()
+    expected = as_json(start_job(write_record(halma)))
+    timeout = (time.perf_counter() - began) / 2  # as long as a move may: too short for it
+
+    async def scenario() -> tuple[str, float]:
+        pool = Pool(1, timeout=timeout)
+        await pool.start()
+        try:
+            began = time.perf_counter()
+            answer = await pool.think(start, Priority.ANALYSIS, "review start")
+            return answer, time.perf_counter() - began
+        finally:
+            await pool.close()
+
+    answer, took = run_apart(scenario())
+    assert json.loads(answer) == expected
+    assert took > timeout, "the job must take longer than a move may for this test to tell"
 
 
 def test_the_pool_sends_only_work_that_crosses_as_json() -> None:

@@ -81,8 +81,8 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     default=10.0,
     show_default=True,
     type=seconds(0.5, 600),
-    help="Seconds a computer move, hint or analysis may think before it is tried again (a "
-    "stuck worker; a killed one is noticed sooner, by its heartbeat).",
+    help="Seconds a computer move or hint may think before it is tried again (a stuck "
+    "worker; a killed one is noticed sooner, by its heartbeat); an analysis six times as long.",
 )
 @click.option(
     "--allow-origin",

@@ -44,6 +44,20 @@ class Priority(IntEnum):
     ANALYSIS = 2
 
 
+#: How many times the think timeout an analysis may run: a review's step on a long
+#: Halma game counts a way home 1,024 wide, some 10 s of CPU alone, and analyses run at
+#: the lower CPU priority (pool.py). A move or hint that long is a stuck process.
+ANALYSIS_SLACK = 6
+
+
+def time_limit(timeout: float | None, priority: Priority) -> float | None:
+    """Seconds a job of ``priority`` may run before its process counts as stuck and
+    the job is tried again (``timeout``: the server's ``--think-timeout``)."""
+    if timeout is None or priority != Priority.ANALYSIS:
+        return timeout
+    return timeout * ANALYSIS_SLACK
+
+
 class ThinkingFailed(Exception):
     """The computer found no move for a job (every try failed)."""
 

@@ -20,7 +20,14 @@ import itertools
 import logging
 from dataclasses import dataclass, field
 
-from sternhalma.server.thinking import TRIES, Priority, Thinking, ThinkingFailed, Work
+from sternhalma.server.thinking import (
+    TRIES,
+    Priority,
+    Thinking,
+    ThinkingFailed,
+    Work,
+    time_limit,
+)
 from sternhalma.server.thinking.slot import Slot, SlotLost
 
 log = logging.getLogger(__name__)
@@ -51,7 +58,8 @@ class Pool(Thinking):
         self, size: int, *, timeout: float | None = None, nodes: int | None = None
     ) -> None:
         self.size = size
-        #: Seconds a job may run before its process is replaced (None: no limit).
+        #: Seconds a move or hint may run before its process is replaced (None: no
+        #: limit; an analysis longer, ``time_limit``).
         self.timeout = timeout
         self.nodes = nodes
         self.free: list[Slot] = []
@@ -86,13 +94,14 @@ class Pool(Thinking):
 
     async def think(self, job: Work, priority: Priority, key: str) -> str:
         seq = next(self._seq)
+        limit = time_limit(self.timeout, priority)
         failures = 0
         while True:
             slot = await self._acquire(priority, seq)
             running = self.running[slot] = _Running(priority)
             try:
                 try:
-                    async with asyncio.timeout(self.timeout):
+                    async with asyncio.timeout(limit):
                         kind, value = await slot.run(job)
                 finally:
                     del self.running[slot]
@@ -100,7 +109,7 @@ class Pool(Thinking):
                 slot.kill()
                 self._release(slot)
                 failures += 1
-                what = "died" if isinstance(error, SlotLost) else f"ran over {self.timeout} s"
+                what = "died" if isinstance(error, SlotLost) else f"ran over {limit} s"
                 log.warning("a thinking process %s on job %s (try %d)", what, key, failures)
                 if failures >= TRIES:
                     raise ThinkingFailed(f"the thinking process {what}") from None

@@ -27,7 +27,14 @@ from arq.jobs import DeserializationError, JobStatus
 from arq.jobs import Job as QueuedJob
 from redis.exceptions import RedisError
 
-from sternhalma.server.thinking import TRIES, Priority, Thinking, ThinkingFailed, Work
+from sternhalma.server.thinking import (
+    TRIES,
+    Priority,
+    Thinking,
+    ThinkingFailed,
+    Work,
+    time_limit,
+)
 from sternhalma.server.thinking.codec import dumps, loads
 from sternhalma.server.thinking.heartbeat import ALIVE, BEAT, RUNNING_KEY, WORKER_KEY
 
@@ -61,7 +68,8 @@ class Queue(Thinking):
 
     def __init__(self, redis_url: str, *, timeout: float) -> None:
         self.redis_url = redis_url
-        #: Seconds a started job may run before it is sent again.
+        #: Seconds a started move or hint may run before it is sent again (an analysis
+        #: longer, ``time_limit``).
         self.timeout = timeout
         self.redis: ArqRedis | None = None
         self._aborts: set[asyncio.Task[None]] = set()
@@ -98,7 +106,7 @@ class Queue(Thinking):
             if queued is None:  # another server process asked for the same job: share it
                 queued = self.handle(job_id, queue)
             try:
-                answer = await self._answer(queued)
+                answer = await self._answer(queued, time_limit(self.timeout, priority))
             except JobLost as lost:
                 again = "; sent again" if attempt < TRIES else ""
                 log.warning("job %s %s%s", job_id, lost, again)
@@ -120,9 +128,9 @@ class Queue(Thinking):
         assert self.redis is not None, "start() first"
         return QueuedJob(job_id, self.redis, _queue_name=queue, _deserializer=loads)
 
-    async def _answer(self, queued: QueuedJob) -> str:
+    async def _answer(self, queued: QueuedJob, limit: float | None) -> str:
         """The job's result. JobLost once the worker that began it has no heartbeat,
-        or it has run ``timeout`` seconds (the time it waits in the queue for a free
+        or it has run ``limit`` seconds (the time it waits in the queue for a free
         worker does not count)."""
         loop = asyncio.get_running_loop()
         started: float | None = None  # when a worker began the job, as seen from here
@@ -147,8 +155,8 @@ class Queue(Thinking):
             else:
                 now = loop.time()
                 started = now if started is None else started
-                if now - started > self.timeout:
-                    raise JobLost(f"ran over {self.timeout:g} s")
+                if limit is not None and now - started > limit:
+                    raise JobLost(f"ran over {limit:g} s")
                 if now - looked >= BEAT:
                     looked = now
                     worker = worker or await self._worker_of(queued.job_id)
