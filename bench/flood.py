@@ -215,7 +215,7 @@ async def main_async(args: argparse.Namespace, folder: Path) -> None:
         warned = [
             line
             for line in log.read_text(errors="replace").splitlines()
-            if re.search(r"ERROR|WARNING|thinking process|^job ", line)
+            if re.search(r"ERROR|WARNING|a thinking process|^job ", line)
         ]
         for line in warned[-5:]:
             print(f"  {log.name}: {line[:200]}")
