@@ -1,12 +1,20 @@
-"""A thinking process whose parent was killed ends without a word (issue 25): nobody
-is there to read a traceback about the answer it could not send."""
+"""Ends without a word (issue 25): a thinking process whose parent was killed (nobody
+is there to read a traceback about the answer it could not send), and a server
+stopped while pages wait."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
+
+from services import Server
+
+from sternhalma.game import Game
+from sternhalma.records import write_record
 
 ORPHAN = textwrap.dedent(
     """
@@ -41,3 +49,32 @@ def test_a_thinking_process_whose_asker_is_gone_ends_quietly(tmp_path: Path) -> 
     )
     assert done.stdout.strip() == "0"
     assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
+
+
+def test_a_server_stopped_with_analysis_pages_made_to_wait_ends_without_a_traceback(
+    tmp_path: Path,
+) -> None:
+    """A page refused for asking too many reviews is left unread for a while (up to 8 s),
+    longer than the server's grace when it stops: it is closed, not a traceback."""
+    from websockets.sync.client import connect
+
+    server = Server(f"sqlite+aiosqlite:///{tmp_path / 'quiet.db'}", None, tmp_path / "server.log")
+    server.start()
+    try:
+        review = json.dumps({"type": "review", "record": write_record(Game("classic-2"))})
+        with connect(f"{server.ws_url}/ws/analysis", max_size=2**22) as ws:
+            refused = 0
+            deadline = time.monotonic() + 60
+            while refused < 5 and time.monotonic() < deadline:  # waits 0.5, 1, 2, 4 s, then 8
+                ws.send(review)
+                while True:
+                    message = json.loads(ws.recv(timeout=30))
+                    if message["type"] in ("review-done", "error"):
+                        refused += message.get("code") == "too-many-requests"
+                        break
+            assert refused == 5
+            server.stop()  # Ctrl+C, as an operator stops it
+    finally:
+        server.kill()
+    log = (tmp_path / "server.log").read_text()
+    assert "Traceback" not in log and "Exception in ASGI application" not in log, log

@@ -54,6 +54,7 @@ from sternhalma.server.web.passkeys import passkeys_router
 from sternhalma.server.web.pool_socket import router as pool_router
 from sternhalma.server.web.puzzles import router as puzzles_router
 from sternhalma.server.web.review import Analyses, crossing_moves, legal_moves, record_plies
+from sternhalma.server.web.stopping import QuietStop
 from sternhalma.server.web.watching import watching_router
 
 #: The browser app: index.html, css/, js/, i18n/, howto/.
@@ -194,6 +195,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     public = (settings.public_url,) if settings.public_url else ()
     app.add_middleware(Guard, bind=settings.host, origins=settings.allowed_origins + public)
+    app.add_middleware(QuietStop)
     app.include_router(watching_router(settings.web_root))
     app.include_router(pool_router)
     errors.install(app, not_found_page(settings.web_root))
