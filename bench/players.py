@@ -160,8 +160,8 @@ def run(name: str, args: argparse.Namespace) -> None:
     for report in reports:
         seat = report.seat_of(0)
         for info in report.searches[seat] if report.searches else ():
-            depths[info.mode].append(info.depth)
-            nodes[info.mode].append(info.nodes)
+            depths[info.search].append(info.depth)
+            nodes[info.search].append(info.nodes)
     for mode in sorted(depths):
         print(
             f"   player 1 {mode}: {len(depths[mode])} searches, "
@@ -174,6 +174,7 @@ def think(args: argparse.Namespace) -> None:
     """Hard's think time at its default budget on seeded mid-game positions of every variant."""
     from sternhalma.benchmark import sample_positions
     from sternhalma.game import Game
+    from sternhalma.players import Limit
     from sternhalma.players.hard import HardPlayer
     from sternhalma.rules import VARIANTS
 
@@ -187,11 +188,10 @@ def think(args: argparse.Namespace) -> None:
             if game.is_over:
                 continue
             player = HardPlayer(args.seed)
-            began = time.perf_counter()
-            player.choose(game, args.budget)
-            times.append(time.perf_counter() - began)
-            if player.last is not None:
-                depths.append(player.last.depth)
+            info = player.choose(game, Limit(args.budget)).info
+            times.append(info.seconds)
+            if info.search:
+                depths.append(info.depth)
         every.extend(times)
         print(
             f"   {variant:20} median {statistics.median(times):.3f} s, max {max(times):.3f} s, "

@@ -15,7 +15,7 @@ import random
 from pathlib import Path
 
 from sternhalma.game import Game
-from sternhalma.players import HardPlayer, make_player
+from sternhalma.players import HardPlayer, Limit, make_player
 
 PATH = Path(__file__).parent / "data" / "hard-moves.json"
 #: Variants and how many positions each; about 25 in all.
@@ -51,7 +51,7 @@ def positions() -> list[tuple[str, list[str], int]]:
                 if game.turn is None:
                     break
                 level = "medium" if rng.random() < 0.7 else "easy"
-                move = make_player(level, rng.getrandbits(31)).choose(game)
+                move = make_player(level, rng.getrandbits(31)).choose(game).move
                 moves.append(game.rules.format_move(move))
                 game.play(move)
             if game.turn is not None:
@@ -64,11 +64,9 @@ def hard_choice(variant: str, moves: list[str], seed: int, nodes: int) -> tuple[
     game = Game(variant)
     for text in moves:
         game.play(text)
-    player = HardPlayer(seed, nodes=nodes)
-    move = player.choose(game, 600.0)
-    info = player.last
-    mode, depth, used = (info.mode, info.depth, info.nodes) if info else ("", 0, 0)
-    return game.rules.format_move(move), mode, depth, used
+    choice = HardPlayer(seed).choose(game, Limit(600.0, nodes))
+    info = choice.info
+    return game.rules.format_move(choice.move), info.search, info.depth, info.nodes
 
 
 def main() -> None:

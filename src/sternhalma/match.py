@@ -15,15 +15,14 @@ import dataclasses
 import math
 import random
 import statistics
-import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, as_completed, wait
 from dataclasses import dataclass
 
 from sternhalma.errors import SternhalmaError
 from sternhalma.game import FINISHED, Game
-from sternhalma.players import LEVELS, Player, level_name, make_player
-from sternhalma.players.hard import HardPlayer, HardSettings, SearchInfo
+from sternhalma.players import LEVELS, Info, Limit, Player, level_name, make_player
+from sternhalma.players.hard import HardPlayer, HardSettings
 from sternhalma.records import write_record
 from sternhalma.rules import find_variant
 from sternhalma.rules.race import RaceRules
@@ -167,7 +166,7 @@ class GameReport:
     #: Every move's think time in seconds, per seat.
     times: tuple[tuple[float, ...], ...]
     #: Every search Hard made (kind, depth, nodes), per seat; empty for the other levels.
-    searches: tuple[tuple[SearchInfo, ...], ...] = ()
+    searches: tuple[tuple[Info, ...], ...] = ()
     record: str | None = None
     #: Ending "repetition": the seat whose move made the third repetition, else None.
     repeated_by: int | None = None
@@ -195,19 +194,17 @@ def play_game(task: GameTask) -> GameReport:
     for text in task.opening:
         game.play(text)
     players = [_player(task, seat) for seat in range(rules.players)]
-    budgets = [_budget(task, seat) for seat in range(rules.players)]
+    limits = [_limit(task, seat) for seat in range(rules.players)]
     times: list[list[float]] = [[] for _ in range(rules.players)]
-    searches: list[list[SearchInfo]] = [[] for _ in range(rules.players)]
+    searches: list[list[Info]] = [[] for _ in range(rules.players)]
     while game.turn is not None:
         seat = game.turn
         player = players[seat]
-        started = time.perf_counter()
-        move = player.choose(game, budgets[seat])
-        times[seat].append(time.perf_counter() - started)
-        if isinstance(player, HardPlayer) and player.last is not None:
-            searches[seat].append(player.last)
-            player.last = None
-        game.play(move, seat)
+        choice = player.choose(game, limits[seat])
+        times[seat].append(choice.info.seconds)
+        if isinstance(player, HardPlayer) and choice.info.search:
+            searches[seat].append(choice.info)
+        game.play(choice.move, seat)
     result = game.result
     assert result is not None
     position = game.position
@@ -254,22 +251,20 @@ def _player(task: GameTask, seat: int) -> Player:
     participant = task.seating[seat]
     player = make_player(task.levels[participant], player_seed(task.seed, task.number, seat))
     if isinstance(player, HardPlayer):
-        player.nodes = task.nodes
         if participant < len(task.settings) and task.settings[participant] is not None:
             player.settings = task.settings[participant] or player.settings
         if participant < len(task.contestants):
-            own = task.contestants[participant]
-            player.nodes = own.nodes or player.nodes
-            player.settings = own.settings or player.settings
+            player.settings = task.contestants[participant].settings or player.settings
     return player
 
 
-def _budget(task: GameTask, seat: int) -> float | None:
-    """The seconds a move of the player in ``seat``: its own, else the match's."""
+def _limit(task: GameTask, seat: int) -> Limit:
+    """The limit of the player in ``seat``: its own seconds and nodes, else the match's."""
     participant = task.seating[seat]
-    if participant < len(task.contestants) and task.contestants[participant].seconds:
-        return task.contestants[participant].seconds
-    return task.budget
+    if participant < len(task.contestants):
+        own = task.contestants[participant]
+        return Limit(own.seconds or task.budget, own.nodes or task.nodes)
+    return Limit(task.budget, task.nodes)
 
 
 def plan(
@@ -427,7 +422,7 @@ def opening(variant: str, seed: int, pair: int) -> tuple[str, ...]:
         if game.turn is None:
             break
         easy = make_player("easy", random.Random(f"opening:{seed}:{pair}:{ply}").getrandbits(31))
-        move = easy.choose(game)
+        move = easy.choose(game).move
         moves.append(game.rules.format_move(move))
         game.play(move)
     return tuple(moves)

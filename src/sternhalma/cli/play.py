@@ -22,7 +22,7 @@ from sternhalma.cli.values import SEED, Finite, count, seconds
 from sternhalma.errors import SternhalmaError, shown
 from sternhalma.game import Game
 from sternhalma.notation import position_from_json
-from sternhalma.players import LEVELS, make_player
+from sternhalma.players import LEVELS, Limit, make_player
 from sternhalma.position import Move, Position
 from sternhalma.rules import VARIANTS, find_variant
 from sternhalma.rules.race import RaceRules
@@ -495,7 +495,7 @@ def play(
     while game.turn is not None:
         turn = game.turn
         if turn != you:
-            move = computers[turn].choose(game, budget)
+            move = computers[turn].choose(game, Limit(budget)).move
             game.play(move, turn)
             last = move
             console.print(f"{rules.seats[turn]} plays {rules.format_move(move)}")
@@ -530,7 +530,7 @@ def play(
             each = " (one path for each result)" if rules.moves_by_path else ""
             console.print(f"{len(texts)} moves{each}: " + "  ".join(texts))
         elif word == "hint":
-            hint = adviser.choose(game, budget)
+            hint = adviser.choose(game, Limit(budget)).move
             console.print(f"hint: {rules.format_move(hint)}")
         elif word == "undo":
             last = _undo(game, you, console)
