@@ -67,8 +67,8 @@ from sternhalma.sprt import Sprt
     "--nodes",
     type=count(1),
     default=None,
-    help="Hard's search nodes a move, fixed (the same games on any machine; "
-    "give a large --budget too, or its time cap may cut the search).",
+    help="Hard's search nodes a move, fixed: the same games on any machine "
+    "(without --budget the clock is only a far cap).",
 )
 @click.option(
     "--record",
