@@ -188,7 +188,9 @@ def test_the_command_runs_a_tiny_test_to_its_verdict() -> None:
     assert lines[0].startswith("SPRT classic-2: medium against easy; H0 +0 Elo, H1 +100 Elo")
     assert "LLR bounds -2.94, 2.94" in lines[0]
     assert lines[1].startswith("pair    1: 2 games, W ")
-    assert lines[-1].startswith("H1 accepted: medium is at least +100 Elo against easy, after ")
+    assert lines[-1].startswith(
+        "H1 accepted: medium is nearer +100 than +0 Elo against easy, after "
+    )
     assert "LLR " in lines[-1] and "Elo +" in lines[-1]
 
 

@@ -18,9 +18,10 @@ with N pairs, mean and var the mean and variance of a pair's score per game
 count is taken as half a pair more than it is (Jeffreys' prior for a
 multinomial): fishtest takes an empty count as 1/1000, which lets a first pair
 won twice (a variance of nearly zero) accept H1 alone; half a pair needs a
-run of such pairs, and weighs little once there are tens. The match goes on until the LLR leaves the bounds
-ln(beta / (1 - alpha)) and ln((1 - beta) / alpha): below, H0 is accepted;
-above, H1; alpha and beta are the chances of the two wrong decisions.
+run of such pairs, and weighs little once there are tens. The match goes on
+until the LLR leaves the bounds ln(beta / (1 - alpha)) and
+ln((1 - beta) / alpha): below, H0 is accepted; above, H1; alpha and beta are
+the chances of the two wrong decisions.
 """
 
 from __future__ import annotations

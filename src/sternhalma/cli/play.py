@@ -227,10 +227,9 @@ def _sprt_match(
 
     state = matches.run_sprt(template, test, max_games, jobs or os.cpu_count() or 1, line)
     verdict = state.verdict
-    if verdict == "H1":
-        said = f"H1 accepted: {first} is at least {test.elo1:+g} Elo against {second}"
-    elif verdict == "H0":
-        said = f"H0 accepted: {first} is not {test.elo1:+g} Elo against {second} (at most {test.elo0:+g})"
+    if verdict is not None:
+        near, far = (test.elo1, test.elo0) if verdict == "H1" else (test.elo0, test.elo1)
+        said = f"{verdict} accepted: {first} is nearer {near:+g} than {far:+g} Elo against {second}"
     else:
         said = f"no decision within {max_games} games"
     console.print(f"{said}, after {state.pairs.pairs} pairs: {_sprt_figures(state)}")

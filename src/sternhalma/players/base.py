@@ -1,9 +1,9 @@
 """What every computer player shares: one interface and the deadline care.
 
-``choose(game, limit) -> Choice`` (players/choice.py) is the whole interface. A player is a small,
-picklable value (a level and a seed); all randomness comes from a generator
-seeded by the player's seed and the game's move number, so the same game
-asks the same question and gets the same move whether the player object
+``choose(game, limit) -> Choice`` (players/choice.py) is the whole interface.
+A player is a small, picklable value (a level and a seed); all randomness
+comes from a generator seeded by the player's seed and the game's move
+number, so the same game asks the same question and gets the same move whether the player object
 lives across moves or is rebuilt for each one (the server's worker pool).
 """
 

@@ -2,9 +2,10 @@
 
 A job is plain data that answers itself with text (``Work``): a computer move or
 hint (``Job``: variant id, start position, moves so far, level, seed, and the
-limit: seconds to think, or the player's clock and increment; the thinking process
-rebuilds the referee by replaying the moves and asks the player for its move within
-that ``Limit``, whose allowance the time manager decides, players/timeman.py), or an analysis (server/web/review.py ``AnalysisJob``: the
+limit: seconds to think, or the player's clock and increment; the thinking
+process rebuilds the referee by replaying the moves and asks the player for its
+move within that ``Limit``, whose allowance the time manager decides,
+players/timeman.py), or an analysis (server/web/review.py ``AnalysisJob``: the
 work's name and its arguments, answered with JSON text). A ``Slot``
 (server/thinking/slot.py) runs it.
 """
