@@ -16,7 +16,7 @@ from sternhalma import core
 from sternhalma.game import Game
 from sternhalma.players import Choice, EasyPlayer, HardPlayer, Info, Limit, MediumPlayer
 from sternhalma.players.hard import HardSettings, nodes_per_second
-from sternhalma.players.timeman import Allowance, allowance, answer_by
+from sternhalma.players.timeman import Allowance, allowance, answer_by, pause
 from sternhalma.rules import find_variant
 from sternhalma.server.thinking.codec import read_work, write_work
 from sternhalma.server.thinking.jobs import Job
@@ -46,6 +46,13 @@ def test_the_allowance_of_a_limit(limit: Limit, seconds: float, nodes: int, sear
 
 def test_a_level_that_does_not_search_gets_no_nodes() -> None:
     assert allowance(Limit()) == Allowance(1.0, None, 0.9)
+
+
+def test_a_computer_move_is_shown_after_its_pause_at_most_half_its_time_on_a_clock() -> None:
+    assert pause(Limit(), 0.6) == 0.6
+    assert pause(Limit(clock=100.0), 0.6) == 0.5  # half of 1 s
+    assert pause(Limit(clock=8.0), 0.6) == pytest.approx(0.1)  # half of 8 / 40
+    assert pause(Limit(clock=100.0), 0.2) == 0.2
 
 
 def test_the_server_waits_for_the_thinking_until_one_and_a_half_seconds_before_the_flag() -> None:

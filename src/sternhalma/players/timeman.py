@@ -15,8 +15,9 @@ Hard used before they were gathered here, so Hard plays as it did:
 - the search itself stops at ``SEARCH_SHARE`` of the seconds: choosing the
   options, setting up and answering take time too.
 
-``answer_by`` is the server's side of the same clock: when a quick move must
-be played instead of waiting longer for the thinking.
+``answer_by`` and ``pause`` are the server's side of the same clock: when a
+quick move must be played instead of waiting longer for the thinking, and how
+long a computer's move waits to be shown.
 """
 
 from __future__ import annotations
@@ -62,6 +63,14 @@ def allowance(limit: Limit, nodes_per_second: int | float | None = None) -> Allo
     if nodes is None and nodes_per_second is not None:
         nodes = max(1, int(seconds * nodes_per_second))
     return Allowance(seconds, nodes, SEARCH_SHARE * seconds)
+
+
+def pause(limit: Limit, wanted: float) -> float:
+    """Seconds a computer's move is shown after its turn began: ``wanted``, but on a
+    clock (which the pause is charged to) at most half of what the move may take."""
+    if limit.clock is None:
+        return wanted
+    return min(wanted, allowance(limit).seconds / 2)
 
 
 def answer_by(limit: Limit) -> float | None:

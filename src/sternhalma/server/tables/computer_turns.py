@@ -177,11 +177,7 @@ class ComputerTurns:
             )
             quick = dataclasses.replace(job, level=FALLBACK_LEVEL)
             text = await asyncio.to_thread(choose, quick)
-        # At a clocked table the pause, charged to the computer's clock, takes at most
-        # half of what the move may take.
-        pause = self.pause
-        if limit.clock is not None:
-            pause = min(pause, timeman.allowance(limit).seconds / 2)
+        pause = timeman.pause(limit, self.pause)
         await asyncio.sleep(max(0.0, pause - (loop.time() - started)))
         async with live.lock:
             if table.generation != generation or table.game.turn != seat or live.dropped:
