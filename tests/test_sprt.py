@@ -179,6 +179,16 @@ def test_the_test_stops_when_it_decides() -> None:
     assert state.wins + state.draws + state.losses == state.games == 2 * state.pairs.pairs
 
 
+def test_the_test_plays_pairs_in_parallel_and_counts_whole_pairs() -> None:
+    template = match.plan_sprt("classic-2", ["medium", "easy"], seed=1)
+    alone = match.run_sprt(template, Sprt(0, 100), 200)
+    together = match.run_sprt(template, Sprt(0, 100), 200, jobs=2)
+    assert together.verdict == alone.verdict == "H1"
+    assert together.games == 2 * together.pairs.pairs
+    # Medium wins every game here, so the order pairs finish in does not matter.
+    assert together.pairs == alone.pairs
+
+
 # -- the command ---------------------------------------------------------------------
 def test_the_command_runs_a_tiny_test_to_its_verdict() -> None:
     arguments = ["match", "--players", "medium,easy", "--sprt", "0", "100", "--seed", "1"]

@@ -545,7 +545,7 @@ def run_sprt(
         following = 1
         decided = False
         while True:
-            while not decided and following <= most and len(running) + 2 <= max(jobs, 2):
+            while not decided and following <= most and len(running) < jobs:
                 running.update(pool.submit(play_game, t) for t in pair_tasks(template, following))
                 following += 1
             if not running:
