@@ -22,7 +22,6 @@ measurement.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import statistics
 import sys
 import time
@@ -30,7 +29,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from sternhalma import core, match
-from sternhalma.players.hard import HardSettings
+from sternhalma.players.hard import HardSettings, changed_settings
 
 
 @dataclass(frozen=True)
@@ -68,24 +67,10 @@ def settings_from(pairs: list[str]) -> HardSettings | None:
     (``multi_weights.group=0`` one for three or more players)."""
     if not pairs:
         return None
-    settings = HardSettings()
-    for pair in pairs:
-        key, _, value = pair.partition("=")
-        target, _, field = key.rpartition(".")
-        if target not in ("", "weights", "multi_weights"):
-            raise SystemExit(f"unknown setting {key!r}")
-        holder = getattr(settings, target) if target else settings
-        names = [f.name for f in dataclasses.fields(holder)]
-        if field not in names:
-            raise SystemExit(f"unknown setting {key!r}; settings: {', '.join(names)}")
-        default = getattr(holder, field)
-        parsed = value.lower() in ("1", "true", "yes") if isinstance(default, bool) else value
-        try:
-            changed = dataclasses.replace(holder, **{field: type(default)(parsed)})
-        except ValueError as error:
-            raise SystemExit(f"bad setting {key!r}: {error}") from None
-        settings = dataclasses.replace(settings, **{target: changed}) if target else changed
-    return settings
+    try:
+        return changed_settings([pair.partition("=")[::2] for pair in pairs])
+    except ValueError as error:
+        raise SystemExit(str(error)) from None
 
 
 def run(name: str, args: argparse.Namespace) -> None:

@@ -100,6 +100,10 @@ def test_a_contestant_names_its_own_limits_and_settings() -> None:
     hard = match.contestant("hard:nodes=20000:seconds=0.5:breadth=8:history=false:duel=solo")
     assert (hard.level, hard.nodes, hard.seconds) == ("hard", 20000, 0.5)
     assert hard.settings == HardSettings(breadth=8, history=False, duel="solo")
+    weighed = match.contestant("hard:weights.rows=10:multi_weights.group=0").settings
+    assert weighed is not None
+    assert (weighed.weights.rows, weighed.multi_weights.group) == (10, 0)
+    assert weighed.weights.steps == HardSettings().weights.steps
     assert str(hard) == "hard:nodes=20000:seconds=0.5:breadth=8:history=false:duel=solo"
     plain = match.contestant(" Medium ")
     assert (plain.level, plain.nodes, plain.settings, str(plain)) == (
@@ -118,9 +122,13 @@ def test_a_contestant_names_its_own_limits_and_settings() -> None:
         ("hard:nodes=0", "more than 0"),
         ("hard:nodes=10000000000000", "at most"),
         ("hard:seconds=nan", "seconds is more than 0"),
-        ("hard:width=3", "no option 'width'"),
+        ("hard:width=3", "no setting 'width'"),
         ("hard:duel=fast", "duel is one of"),
         ("hard:weights=1", "cannot be set"),
+        ("hard:weights.rows=many", "weights.rows is a number"),
+        ("hard:weights.depth=1", "no setting 'weights.depth'"),
+        ("hard:breadth=1e12", "breadth is a number"),
+        ("hard:history=maybe", "history is true or false"),
         ("medium:nodes=5", "only hard takes options"),
         ("genius", "unknown level"),
     ],

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from sternhalma.errors import SternhalmaError
 from sternhalma.game import FINISHED, Game
 from sternhalma.players import LEVELS, Info, Limit, Player, level_name, make_player
-from sternhalma.players.hard import HardPlayer, HardSettings
+from sternhalma.players.hard import HardPlayer, HardSettings, changed_settings
 from sternhalma.records import write_record
 from sternhalma.rules import find_variant
 from sternhalma.rules.race import RaceRules
@@ -45,8 +45,9 @@ class Contestant:
     """A participant: its level and, for Hard, its own think limit and settings.
 
     Written ``level[:key=value]...``: ``hard:nodes=20000``, ``hard:seconds=0.5``,
-    ``hard:nodes=5000:breadth=8`` (any HardSettings field of a number, a word or
-    true/false), so a changed Hard can meet the Hard before the change.
+    ``hard:nodes=5000:breadth=8`` (any setting ``hard.changed_settings`` reads, a
+    race weight too: ``weights.rows=10``), so a changed Hard can meet the Hard
+    before the change.
     """
 
     level: str
@@ -66,8 +67,7 @@ def contestant(text: str) -> Contestant:
     name = level_name(level)
     seconds: float | None = None
     nodes: int | None = None
-    changes: dict[str, object] = {}
-    fields = {f.name: f for f in dataclasses.fields(HardSettings)}
+    changes: list[tuple[str, str]] = []
     for option in options:
         key, equals, value = option.partition("=")
         key, value = key.strip(), value.strip()
@@ -79,14 +79,10 @@ def contestant(text: str) -> Contestant:
             nodes = int(_number(text, key, value, int, 0, MOST_NODES))
         elif key == "seconds":
             seconds = _number(text, key, value, float, 0.0, MOST_SECONDS)
-        elif key in fields:
-            changes[key] = _setting(text, key, value, getattr(HardSettings(), key))
         else:
-            raise MatchError(
-                f"{text!r}: no option {key!r} (nodes, seconds or a setting of HardSettings)"
-            )
+            changes.append((key, value))
     try:
-        settings = HardSettings(**changes) if changes else None  # type: ignore[arg-type]
+        settings = changed_settings(changes) if changes else None
     except ValueError as error:
         raise MatchError(f"{text!r}: {error}") from None
     plain = name if not options else f"{name}:{':'.join(o.strip() for o in options)}"
@@ -103,21 +99,6 @@ def _number(
     if not math.isfinite(number) or not low < number <= high:
         raise MatchError(f"{text!r}: {key} is more than {low:g} and at most {high:g}")
     return number
-
-
-def _setting(text: str, key: str, value: str, default: object) -> object:
-    """A HardSettings value of the default's type: a whole number, a word or true/false."""
-    if isinstance(default, bool):
-        if value.lower() not in ("true", "false"):
-            raise MatchError(f"{text!r}: {key} is true or false, not {value!r}")
-        return value.lower() == "true"
-    if isinstance(default, int):
-        return int(_number(text, key, value, int, -1, MOST_NODES))
-    if isinstance(default, float):
-        return _number(text, key, value, float, 0.0, MOST_NODES)
-    if isinstance(default, str):
-        return value
-    raise MatchError(f"{text!r}: {key} cannot be set from the command line")
 
 
 @dataclass(frozen=True)

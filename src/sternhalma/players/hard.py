@@ -12,9 +12,11 @@ gets its move in time (and only then may the move differ).
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sternhalma import core
 from sternhalma.boards.base import bits
@@ -126,6 +128,50 @@ class HardSettings:
             raise ValueError(f"duel is one of {', '.join(DUELS)}, not {self.duel!r}")
         if self.multi not in MULTIS:
             raise ValueError(f"multi is one of {', '.join(MULTIS)}, not {self.multi!r}")
+
+
+#: The largest number a setting read from text may be (the compiled core's integers).
+MOST_SETTING = 10**9
+
+
+def changed_settings(changes: Sequence[tuple[str, str]]) -> HardSettings:
+    """The default HardSettings with ``(key, value)`` changes read from text (the command
+    line, benchmarks): ``breadth=8``, ``history=false``, ``duel=solo``, and
+    ``weights.rows=10`` for a race weight (``multi_weights.group=0`` with three or more
+    players). ValueError saying what is wrong."""
+    settings = HardSettings()
+    for key, text in changes:
+        target, _, name = key.rpartition(".")
+        if target not in ("", "weights", "multi_weights"):
+            raise ValueError(f"no setting {key!r} (a race weight is weights.NAME)")
+        holder = getattr(settings, target) if target else settings
+        names = [f.name for f in dataclasses.fields(holder)]
+        if name not in names:
+            raise ValueError(f"no setting {key!r}; the settings: {', '.join(names)}")
+        changed: Any = dataclasses.replace(
+            holder, **{name: _setting_value(key, text, getattr(holder, name))}
+        )
+        settings = dataclasses.replace(settings, **{target: changed}) if target else changed
+    return settings
+
+
+def _setting_value(key: str, text: str, default: object) -> object:
+    """``text`` as a value of the default's type: true/false, a number or a word."""
+    if isinstance(default, bool):
+        if text.lower() not in ("true", "false"):
+            raise ValueError(f"{key} is true or false, not {text!r}")
+        return text.lower() == "true"
+    if isinstance(default, (int, float)):
+        try:
+            number = type(default)(text)
+        except ValueError:
+            raise ValueError(f"{key} is a number, not {text!r}") from None
+        if not math.isfinite(number) or abs(number) > MOST_SETTING:
+            raise ValueError(f"{key} is at most {MOST_SETTING:,} either way, not {text!r}")
+        return number
+    if isinstance(default, str):
+        return text
+    raise ValueError(f"{key} cannot be set from text (its fields can: {key}.NAME)")
 
 
 class HardPlayer(Player):
