@@ -64,7 +64,8 @@ sanitize: $(ASAN_BUILD)/ok
 # The engine and players once more on the pure-Python engine (the fallback without a compiler).
 pure: setup
 	STERNHALMA_PURE=1 $(BIN)/pytest -p no:cacheprovider tests/test_core.py tests/test_race_rules.py \
-		tests/test_halma.py tests/test_board.py tests/test_players.py tests/test_cli_engine.py
+		tests/test_halma.py tests/test_board.py tests/test_players.py tests/test_cli_engine.py \
+		tests/test_hard_moves.py tests/test_timeman.py
 
 test: lint browser services sanitize pure
 	$(BIN)/pytest

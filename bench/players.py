@@ -22,7 +22,6 @@ measurement.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import statistics
 import sys
 import time
@@ -30,7 +29,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from sternhalma import core, match
-from sternhalma.players.hard import HardSettings
+from sternhalma.players.hard import HardSettings, changed_settings
 
 
 @dataclass(frozen=True)
@@ -68,24 +67,10 @@ def settings_from(pairs: list[str]) -> HardSettings | None:
     (``multi_weights.group=0`` one for three or more players)."""
     if not pairs:
         return None
-    settings = HardSettings()
-    for pair in pairs:
-        key, _, value = pair.partition("=")
-        target, _, field = key.rpartition(".")
-        if target not in ("", "weights", "multi_weights"):
-            raise SystemExit(f"unknown setting {key!r}")
-        holder = getattr(settings, target) if target else settings
-        names = [f.name for f in dataclasses.fields(holder)]
-        if field not in names:
-            raise SystemExit(f"unknown setting {key!r}; settings: {', '.join(names)}")
-        default = getattr(holder, field)
-        parsed = value.lower() in ("1", "true", "yes") if isinstance(default, bool) else value
-        try:
-            changed = dataclasses.replace(holder, **{field: type(default)(parsed)})
-        except ValueError as error:
-            raise SystemExit(f"bad setting {key!r}: {error}") from None
-        settings = dataclasses.replace(settings, **{target: changed}) if target else changed
-    return settings
+    try:
+        return changed_settings([pair.partition("=")[::2] for pair in pairs])
+    except ValueError as error:
+        raise SystemExit(str(error)) from None
 
 
 def run(name: str, args: argparse.Namespace) -> None:
@@ -160,8 +145,8 @@ def run(name: str, args: argparse.Namespace) -> None:
     for report in reports:
         seat = report.seat_of(0)
         for info in report.searches[seat] if report.searches else ():
-            depths[info.mode].append(info.depth)
-            nodes[info.mode].append(info.nodes)
+            depths[info.search].append(info.depth)
+            nodes[info.search].append(info.nodes)
     for mode in sorted(depths):
         print(
             f"   player 1 {mode}: {len(depths[mode])} searches, "
@@ -174,6 +159,7 @@ def think(args: argparse.Namespace) -> None:
     """Hard's think time at its default budget on seeded mid-game positions of every variant."""
     from sternhalma.benchmark import sample_positions
     from sternhalma.game import Game
+    from sternhalma.players import Limit
     from sternhalma.players.hard import HardPlayer
     from sternhalma.rules import VARIANTS
 
@@ -187,11 +173,10 @@ def think(args: argparse.Namespace) -> None:
             if game.is_over:
                 continue
             player = HardPlayer(args.seed)
-            began = time.perf_counter()
-            player.choose(game, args.budget)
-            times.append(time.perf_counter() - began)
-            if player.last is not None:
-                depths.append(player.last.depth)
+            info = player.choose(game, Limit(args.budget)).info
+            times.append(info.seconds)
+            if info.search:
+                depths.append(info.depth)
         every.extend(times)
         print(
             f"   {variant:20} median {statistics.median(times):.3f} s, max {max(times):.3f} s, "

@@ -294,7 +294,7 @@ def midgame() -> dict[str, Any]:
     game = Game("classic-2")
     player = make_player("medium", 3)
     for _ in range(20):
-        game.play(player.choose(game))
+        game.play(player.choose(game).move)
     return {
         "variant": "classic-2",
         "seats": [{"kind": "person"}, HARD],
@@ -440,7 +440,7 @@ async def kill(args: argparse.Namespace, folder: Path) -> None:
                             for move in state["moves"]:
                                 game.play(move["text"])
                             names = game.rules.board.names
-                            path = [names[hole] for hole in person.choose(game)]
+                            path = [names[hole] for hole in person.choose(game).move]
                             await ws.send(
                                 json.dumps(
                                     {

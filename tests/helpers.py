@@ -98,16 +98,16 @@ def game_with_a_blunder() -> tuple[Game, str, str]:
     goal = rules.goals[0]  # type: ignore[attr-defined]
     while (game.position.marbles[0] & ~goal).bit_count() > 3 or game.turn != 0:
         assert not game.is_over
-        game.play((white if game.turn == 0 else black).choose(game))
+        game.play((white if game.turn == 0 else black).choose(game).move)
     start = Game("classic-2", start=game.position, deadline_rule=False)
-    start.play(white.choose(start))
-    start.play(black.choose(start))
+    start.play(white.choose(start).move)
+    start.play(black.choose(start).move)
     reviews = {move: review_move(start.copy(), move) for move in start.legal_moves()}
     worst = max(reviews, key=lambda move: (reviews[move].loss, move))
     verdict = reviews[worst].verdict
     assert verdict != "good"
     blunder = rules.format_move(worst)
     start.play(worst)
-    start.play(black.choose(start))
-    start.play(white.choose(start))
+    start.play(black.choose(start).move)
+    start.play(white.choose(start).move)
     return start, blunder, verdict

@@ -23,6 +23,10 @@ from helpers import Client
 from services import Redis
 from test_server import PERSON, Socket, connect, event_of, first_legal, new_table, receive_until
 
+from sternhalma.players import Limit
+from sternhalma.players.timeman import allowance
+from sternhalma.server.tables.computer_turns import ComputerTurns
+from sternhalma.server.thinking.jobs import Job
 from sternhalma.server.thinking.pool import Pool
 from sternhalma.server.web.app import Settings, create_app
 
@@ -180,6 +184,31 @@ def test_a_hint_flood_at_one_table_leaves_another_table_s_clocked_computer_in_ti
                 assert sum(a["type"] == "hint" for a in answers) < len(answers)
         assert not state["over"]
         assert state["clock"]["remaining"][1] > 0
+
+
+def test_a_clocked_computer_s_job_carries_its_clock_and_increment(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server hands the thinking the computer's clock as it stands; the time manager,
+    not the server, makes an allowance of it."""
+    jobs: list[Job] = []
+    think = ComputerTurns._think
+
+    def recording(self: ComputerTurns, live: Any, job: Job, *args: Any) -> Any:
+        jobs.append(job)
+        return think(self, live, job, *args)
+
+    monkeypatch.setattr(ComputerTurns, "_think", recording)
+    table = new_table(client, "classic-2", [PERSON, HARD], clock="2+3")
+    with connect(client, table) as player:
+        state = receive_until(player, lambda m: m["type"] == "welcome")["state"]
+        player.send_json({"type": "move", "seat": 0, "path": first_legal(state), "v": state["v"]})
+        receive_until(player, event_of("move", 1))
+    (job,) = jobs
+    assert (job.level, job.seconds, job.increment) == ("hard", None, 3.0)
+    assert job.clock is not None and 110 < job.clock <= 120  # two minutes, barely begun
+    assert job.limit == Limit(clock=job.clock, increment=3.0)
+    assert allowance(job.limit).seconds == 1.0  # a 40th of two minutes is more than 1 s
 
 
 def test_with_no_worker_answering_a_clocked_computer_plays_a_quick_move_before_its_flag(

@@ -19,6 +19,7 @@ from sternhalma.players import (
     LEVELS,
     EasyPlayer,
     HardPlayer,
+    Limit,
     MediumPlayer,
     UnknownLevelError,
     make_player,
@@ -31,10 +32,13 @@ from sternhalma.position import Move, Position
 from sternhalma.rules import VARIANTS, find_variant
 from sternhalma.rules.race import RaceRules
 
+#: A small fixed search for Hard: quick and reproducible in tests (the others ignore it).
+SMALL = Limit(nodes=300)
+
 
 def small_hard(seed: int = 0) -> HardPlayer:
-    """Hard with a small fixed search: quick and reproducible in tests."""
-    return HardPlayer(seed, nodes=300)
+    """Hard, to be asked with ``SMALL``."""
+    return HardPlayer(seed)
 
 
 def players(seed: int = 0) -> list[EasyPlayer | MediumPlayer | HardPlayer]:
@@ -111,7 +115,7 @@ def test_every_level_returns_a_legal_move_in_every_variant(variant: str) -> None
         if game.is_over:
             continue
         for player in players(seed=11):
-            move = player.choose(game, budget=5.0)
+            move = player.choose(game, Limit(5.0, 300)).move
             assert rules.is_legal(game.position, move), (variant, type(player).__name__)
 
 
@@ -121,7 +125,7 @@ def test_levels_play_a_whole_game_of_legal_moves(variant: str) -> None:
     game = Game(rules)
     seats = [MediumPlayer(1) if seat % 2 else EasyPlayer(2) for seat in range(rules.players)]
     while game.turn is not None:
-        game.play(seats[game.turn].choose(game))  # play() refuses anything illegal
+        game.play(seats[game.turn].choose(game).move)  # play() refuses anything illegal
     assert game.result is not None
     assert len(game.moves) > rules.players
 
@@ -131,15 +135,15 @@ def test_the_same_seed_gives_the_same_move_and_a_rebuilt_player_agrees() -> None
     for start in sample_positions(rules, 3, seed=2):
         game = Game(rules, start=start)
         for player in players(seed=4):
-            first = player.choose(game, 5.0)
-            assert player.choose(game, 5.0) == first
+            first = player.choose(game, Limit(5.0, 300)).move
+            assert player.choose(game, Limit(5.0, 300)).move == first
             rebuilt = pickle.loads(pickle.dumps(player))
-            assert rebuilt.choose(game, 5.0) == first
+            assert rebuilt.choose(game, Limit(5.0, 300)).move == first
 
 
 def test_easy_seeds_make_different_games() -> None:
     game = Game("classic-2")
-    chosen = {EasyPlayer(seed).choose(game) for seed in range(20)}
+    chosen = {EasyPlayer(seed).choose(game).move for seed in range(20)}
     assert len(chosen) > 3
 
 
@@ -163,7 +167,7 @@ def test_easy_picks_only_moves_that_raise_the_marbles_row() -> None:
         if not any(row_gain(rules, seat, m[0], m[-1]) > 0 for m in moves):
             continue
         for seed in range(5):
-            move = EasyPlayer(seed).choose(game)
+            move = EasyPlayer(seed).choose(game).move
             assert row_gain(rules, seat, move[0], move[-1]) > 0
 
 
@@ -171,7 +175,7 @@ def test_easy_falls_back_to_any_move_when_none_goes_forward() -> None:
     # White's last marble sits at the goal tip: every move goes back.
     pos = position("classic-2", "white", white="e17", black="m1")
     game = Game(pos.rules, start=pos)
-    move = EasyPlayer(1).choose(game)
+    move = EasyPlayer(1).choose(game).move
     assert pos.rules.is_legal(pos, move)
     assert row_gain(pos.rules, 0, move[0], move[-1]) < 0
 
@@ -182,13 +186,13 @@ def test_medium_picks_the_move_that_raises_the_row_the_most() -> None:
         game = Game(rules, start=start)
         seat = start.turn
         best = max(row_gain(rules, seat, m[0], m[-1]) for m in rules.legal_moves(start))
-        move = MediumPlayer(5).choose(game)
+        move = MediumPlayer(5).choose(game).move
         assert row_gain(rules, seat, move[0], move[-1]) == best
 
 
 def test_medium_breaks_ties_at_random() -> None:
     game = Game("classic-2")  # at the start several moves gain 2 rows
-    assert len({MediumPlayer(seed).choose(game) for seed in range(20)}) > 1
+    assert len({MediumPlayer(seed).choose(game).move for seed in range(20)}) > 1
 
 
 def test_in_capture_medium_takes_the_longest_chain_and_easy_any_legal_one() -> None:
@@ -198,8 +202,8 @@ def test_in_capture_medium_takes_the_longest_chain_and_easy_any_legal_one() -> N
         if game.is_over:
             continue
         longest = max(len(m) for m in rules.distinct_moves(start))
-        assert len(MediumPlayer(2).choose(game)) == longest
-        assert rules.is_legal(start, EasyPlayer(2).choose(game))
+        assert len(MediumPlayer(2).choose(game).move) == longest
+        assert rules.is_legal(start, EasyPlayer(2).choose(game).move)
 
 
 # -- deadline care (docs/players.md#easy-and-medium) -------------------------------------
@@ -219,7 +223,7 @@ def test_near_the_deadline_the_simple_levels_move_a_marble_out_of_home() -> None
     game = Game(rules, start=NEAR_DEADLINE, moves_made=(27, 27))
     home = rules.homes[0]
     for player in (EasyPlayer(1), MediumPlayer(1), small_hard(1)):
-        move = player.choose(game)
+        move = player.choose(game, SMALL).move
         assert home >> move[0] & 1 and not home >> move[-1] & 1, type(player).__name__
 
 
@@ -230,7 +234,7 @@ def test_well_before_the_deadline_medium_plays_its_greedy_move() -> None:
     from_home = max(
         row_gain(rules, 0, m[0], m[-1]) for m in moves if m[0] == rules.board.index("m4")
     )
-    move = MediumPlayer(1).choose(game)
+    move = MediumPlayer(1).choose(game).move
     assert row_gain(rules, 0, move[0], move[-1]) > from_home
 
 
@@ -249,7 +253,7 @@ def test_no_level_puts_itself_out_while_another_move_exists() -> None:
     assert safe and not any(game.would_put_out(m) for m in safe)
     for player in players(3):
         for _ in range(3):
-            assert not game.would_put_out(player.choose(game))
+            assert not game.would_put_out(player.choose(game, SMALL).move)
 
 
 def test_without_the_deadline_rule_there_is_no_care() -> None:
@@ -270,7 +274,7 @@ def test_hard_finishes_when_one_move_finishes() -> None:
         black="i5 j5 k5 l5 i6 j6 k6 i7 j7 i8",
     )
     game = Game(pos.rules, start=pos)
-    move = HardPlayer(0, nodes=200).choose(game)
+    move = HardPlayer(0).choose(game, Limit(nodes=200)).move
     game.play(move)
     assert game.status("white") == "finished"  # black still has its last reply
 
@@ -298,7 +302,7 @@ def test_hards_search_sees_a_finish_only_where_the_referee_gives_one() -> None:
         search = race_search(rules, 0, game.in_play, Limits.of(200, None), HardSettings(), counts)
         assert search._finishes(after, 0, pack(0, fill[0], fill[-1])) is finishes
     game = Game(rules, start=pos, moves_made=[29, 30])
-    game.play(HardPlayer(0, nodes=200).choose(game))
+    game.play(HardPlayer(0).choose(game, Limit(nodes=200)).move)
     assert game.status("white") == "finished"
 
 
@@ -312,7 +316,7 @@ def test_hard_climbs_the_ladder() -> None:
         black="k5 k7 k9 e14 f14 g14 h14 e15 f15 g15",
     )
     game = Game(pos.rules, start=pos)
-    move = HardPlayer(0, nodes=2000).choose(game)
+    move = HardPlayer(0).choose(game, Limit(nodes=2000)).move
     assert pos.rules.format_move(move) in ("k4-k6-k8", "k4-k6-k8-k10")
 
 
@@ -333,10 +337,10 @@ def test_hard_plays_capture_to_win_the_captures() -> None:
     for _ in range(6):  # a few random captures into the game
         start = rules.apply_unchecked(start, rng.choice(rules.distinct_moves(start)))
     game = Game(rules, start=start)
-    hard, medium = HardPlayer(1, nodes=400), MediumPlayer(1)
+    hard, medium = HardPlayer(1), MediumPlayer(1)
     seats = {game.turn: hard, 1 - (game.turn or 0): medium}
     while game.turn is not None:
-        game.play(seats[game.turn].choose(game, 10.0))
+        game.play(seats[game.turn].choose(game, Limit(10.0, 400)).move)
     assert game.result is not None
     hard_seat = next(s for s, p in seats.items() if p is hard)
     assert game.result.places[hard_seat] == 1
@@ -415,7 +419,7 @@ def test_hard_never_shuts_a_rival_piece_in_its_goal() -> None:
     assert shut in moves
     kept = _sensible(game, 0, moves)
     assert shut not in kept and len(kept) == len(moves) - 1
-    assert HardPlayer(0, nodes=300).choose(game) != shut
+    assert HardPlayer(0).choose(game, Limit(nodes=300)).move != shut
 
 
 def test_hard_ahead_in_halma_does_not_repeat_a_position_a_third_time() -> None:
@@ -429,7 +433,7 @@ def test_hard_ahead_in_halma_does_not_repeat_a_position_a_third_time() -> None:
     back = start.rules.parse_move(game.position, "h9-h8")  # the start position, a third time
     moves = start.rules.legal_moves(game.position)
     assert back in moves and back not in _sensible(game, 0, moves)
-    assert HardPlayer(0, nodes=300).choose(game) != back
+    assert HardPlayer(0).choose(game, Limit(nodes=300)).move != back
 
 
 def test_best_reply_search_answers_with_the_rivals_likely_moves_beside_ours() -> None:
@@ -498,14 +502,14 @@ def test_hard_behind_never_makes_the_third_repetition() -> None:
 
     assert third not in _sensible(game, 0, game.legal_moves())
     for seed in range(4):
-        assert HardPlayer(seed, nodes=300).choose(game) != third
+        assert HardPlayer(seed).choose(game, Limit(nodes=300)).move != third
 
 
 def test_hard_ahead_ends_the_game_with_the_third_repetition() -> None:
     # White's jump k3-k5 leads: the repetition ranks white first, a win at once.
     game, third = triangles(["k3-k5"])
     for seed in range(4):
-        move = HardPlayer(seed, nodes=300).choose(game)
+        move = HardPlayer(seed).choose(game, Limit(nodes=300)).move
         assert move == third
     game.play(move)
     assert game.result is not None and game.result.ending == "repetition"
@@ -535,15 +539,15 @@ def test_hard_reads_whether_its_rival_has_been_racing() -> None:
     game = Game("classic-2")
     medium, easy = MediumPlayer(3), EasyPlayer(4)
     for _ in range(5):  # white plays anything, black races (the biggest gain in rows)
-        game.play(easy.choose(game))
-        game.play(medium.choose(game))
+        game.play(easy.choose(game).move)
+        game.play(medium.choose(game).move)
     assert races(game, 1, 5) and not races(game, 1, 6)  # six moves not made yet
-    game.play(easy.choose(game))
+    game.play(easy.choose(game).move)
     gains = {m: row_gain(game.rules, 1, m[0], m[-1]) for m in game.legal_moves()}
     game.play(next(m for m, gain in gains.items() if gain < max(gains.values())))
     assert not races(game, 1, 1) and not races(game, 1, 5)
-    game.play(easy.choose(game))
-    game.play(medium.choose(game))
+    game.play(easy.choose(game).move)
+    game.play(medium.choose(game).move)
     assert races(game, 1, 1) and not races(game, 1, 2)
 
 
@@ -553,16 +557,14 @@ def test_hard_plans_on_the_moves_of_a_rival_that_races() -> None:
     game = Game("classic-2")
     easy, medium = EasyPlayer(5), MediumPlayer(6)
     for _ in range(8):
-        game.play(easy.choose(game))
-        game.play(medium.choose(game))
-    hard = HardPlayer(0, nodes=2_000)
-    hard.choose(game)
-    assert hard.last is not None and hard.last.mode == "forecast"
-    game.play(easy.choose(game))
+        game.play(easy.choose(game).move)
+        game.play(medium.choose(game).move)
+    hard = HardPlayer(0)
+    assert hard.choose(game, Limit(nodes=2_000)).info.search == "forecast"
+    game.play(easy.choose(game).move)
     gains = {m: row_gain(game.rules, 1, m[0], m[-1]) for m in game.legal_moves()}
     game.play(next(m for m, gain in gains.items() if gain < max(gains.values())))
-    hard.choose(game)
-    assert hard.last is not None and hard.last.mode == "alphabeta"
+    assert hard.choose(game, Limit(nodes=2_000)).info.search == "alphabeta"
 
 
 #: classic-3, white to move. White's i8 can jump over blue's i9 and its own i11 now
@@ -577,11 +579,11 @@ def test_in_a_crowd_hard_takes_the_rung_a_racing_rival_is_about_to_take_away() -
     # will still be there next move and the jump over i9 will not.
     for seed in range(3):
         game = Game(CROWD.rules, start=CROWD)
-        greedy = MediumPlayer(seed).choose(game)
+        greedy = MediumPlayer(seed).choose(game).move
         assert game.rules.format_move(greedy) == "g8-g10-g12-g14"
-        hard = HardPlayer(seed, nodes=5_000)
-        move = hard.choose(game)
-        assert hard.last is not None and hard.last.mode == "playout"
+        choice = HardPlayer(seed).choose(game, Limit(nodes=5_000))
+        move = choice.move
+        assert choice.info.search == "playout"
         assert game.rules.format_move(move) == "i8-i10-i12"
 
 
@@ -620,7 +622,7 @@ def play_to_the_deadline(player: HardPlayer | MediumPlayer) -> Game:
     game = Game(TRAP.rules, start=TRAP, moves_made=(27, 10))
     shuffle = ["e14-e13", "e13-e14"]
     while game.moves_made("white") <= TRAP.rules.deadline and not game.is_over:
-        game.play(player.choose(game))
+        game.play(player.choose(game, SMALL).move)
         if not game.is_over:
             game.play(shuffle[game.moves_made("black") % 2])
     return game
@@ -633,7 +635,7 @@ def test_the_simple_care_shuffles_inside_the_home_until_the_deadline_puts_it_out
 
 def test_hard_moves_its_own_marble_out_of_the_way_and_leaves_home_in_time() -> None:
     for seed in range(3):
-        game = play_to_the_deadline(HardPlayer(seed, nodes=300))
+        game = play_to_the_deadline(HardPlayer(seed))
         assert game.status("white") == "playing", game.why_out("white")
         rules = TRAP.rules
         assert isinstance(rules, RaceRules)

@@ -49,11 +49,11 @@ from sternhalma.server.thinking.slot import Slot
 pytestmark = pytest.mark.timeout(120)
 
 
-def job(level: str = "easy", budget: float | None = None, moves: tuple[str, ...] = ()) -> Job:
-    return Job("classic-2", None, None, moves, True, level, 7, budget)
+def job(level: str = "easy", seconds: float | None = None, moves: tuple[str, ...] = ()) -> Job:
+    return Job("classic-2", None, None, moves, True, level, 7, seconds)
 
 
-LONG = job("hard", budget=600.0)
+LONG = job("hard", seconds=600.0)
 
 
 def after(*moves: str) -> Game:
@@ -416,7 +416,8 @@ MOVE = {"type": "move"} | as_json(vars(job()))  # type: ignore[operator]
         (payload(MOVE | {"seed": "7"}), "move.seed is a str, not int"),
         (payload(MOVE | {"seed": True}), "move.seed is a bool, not int"),
         (payload(MOVE | {"moves": ["l4-l5", 3]}), r"move.moves\[1\] is a int, not str"),
-        (payload(MOVE | {"budget": "soon"}), "move.budget is a str, not float"),
+        (payload(MOVE | {"seconds": "soon"}), "move.seconds is a str, not float"),
+        (payload(MOVE | {"clock": [1]}), "move.clock is a list, not float"),
         (payload(MOVE | {"__class__": "os.system"}), "'move' work has no field __class__"),
         (payload({k: v for k, v in MOVE.items() if k != "level"}), "needs the field level"),
         (

@@ -28,6 +28,7 @@ from sternhalma.boards.star import STAR
 from sternhalma.core import COMPILED
 from sternhalma.errors import SternhalmaError
 from sternhalma.game import Game
+from sternhalma.players import Limit
 from sternhalma.players.hard import HardPlayer
 from sternhalma.position import Move, Position
 from sternhalma.rules.race import RaceRules
@@ -317,7 +318,7 @@ def best_move(game: Game) -> Move | None:
     """Hard's move where ``game`` stands, by node allowance (None when the game is over)."""
     if game.is_over or not game.legal_moves():
         return None
-    return HardPlayer(seed=0, nodes=BEST_NODES).choose(game, budget=60.0)
+    return HardPlayer(seed=0).choose(game, Limit(nodes=BEST_NODES)).move
 
 
 @dataclass(frozen=True)

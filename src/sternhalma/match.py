@@ -11,24 +11,94 @@ when the machine is too slow for the node allowance).
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import random
 import statistics
-import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, as_completed, wait
 from dataclasses import dataclass
 
 from sternhalma.errors import SternhalmaError
 from sternhalma.game import FINISHED, Game
-from sternhalma.players import LEVELS, Player, level_name, make_player
-from sternhalma.players.hard import HardPlayer, HardSettings, SearchInfo
+from sternhalma.players import LEVELS, Info, Limit, Player, level_name, make_player
+from sternhalma.players.hard import HardPlayer, HardSettings, changed_settings
 from sternhalma.records import write_record
 from sternhalma.rules import find_variant
 from sternhalma.rules.race import RaceRules
+from sternhalma.sprt import Pentanomial, Sprt
 
 
 class MatchError(SternhalmaError):
     """A match that cannot be set up (players, games, jobs)."""
+
+
+#: The largest node allowance a contestant may name (the compiled core counts in 64 bits,
+#: Hard's beam width in 32).
+MOST_NODES = 10**9
+#: The most seconds a move a contestant may name.
+MOST_SECONDS = 3600.0
+
+
+@dataclass(frozen=True)
+class Contestant:
+    """A participant: its level and, for Hard, its own think limit and settings.
+
+    Written ``level[:key=value]...``: ``hard:nodes=20000``, ``hard:seconds=0.5``,
+    ``hard:nodes=5000:breadth=8`` (any setting ``hard.changed_settings`` reads, a
+    race weight too: ``weights.rows=10``), so a changed Hard can meet the Hard
+    before the change.
+    """
+
+    level: str
+    seconds: float | None = None
+    nodes: int | None = None
+    settings: HardSettings | None = None
+    #: The text it was read from (the level alone when that is all).
+    text: str = ""
+
+    def __str__(self) -> str:
+        return self.text or self.level
+
+
+def contestant(text: str) -> Contestant:
+    """The contestant ``text`` names; MatchError saying what is wrong otherwise."""
+    level, *options = text.strip().split(":")
+    name = level_name(level)
+    seconds: float | None = None
+    nodes: int | None = None
+    changes: list[tuple[str, str]] = []
+    for option in options:
+        key, equals, value = option.partition("=")
+        key, value = key.strip(), value.strip()
+        if not equals or not key:
+            raise MatchError(f"{text!r}: write each option as key=value, not {option!r}")
+        if name != "hard":
+            raise MatchError(f"{text!r}: only hard takes options")
+        if key == "nodes":
+            nodes = int(_number(text, key, value, int, 0, MOST_NODES))
+        elif key == "seconds":
+            seconds = _number(text, key, value, float, 0.0, MOST_SECONDS)
+        else:
+            changes.append((key, value))
+    try:
+        settings = changed_settings(changes) if changes else None
+    except ValueError as error:
+        raise MatchError(f"{text!r}: {error}") from None
+    plain = name if not options else f"{name}:{':'.join(o.strip() for o in options)}"
+    return Contestant(name, seconds, nodes, settings, plain)
+
+
+def _number(
+    text: str, key: str, value: str, kind: type[int] | type[float], low: float, high: float
+) -> float:
+    try:
+        number = kind(value)
+    except ValueError:
+        raise MatchError(f"{text!r}: {key} is a number, not {value!r}") from None
+    if not math.isfinite(number) or not low < number <= high:
+        raise MatchError(f"{text!r}: {key} is more than {low:g} and at most {high:g}")
+    return number
 
 
 @dataclass(frozen=True)
@@ -49,6 +119,10 @@ class GameTask:
     settings: tuple[HardSettings | None, ...] = ()
     #: A fixed node allowance for Hard (reproducible on any machine), else from the budget.
     nodes: int | None = None
+    #: Contestants by participant, when they have their own limits or settings.
+    contestants: tuple[Contestant, ...] = ()
+    #: Moves played from the start before the players take over (a pair's opening).
+    opening: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -73,7 +147,7 @@ class GameReport:
     #: Every move's think time in seconds, per seat.
     times: tuple[tuple[float, ...], ...]
     #: Every search Hard made (kind, depth, nodes), per seat; empty for the other levels.
-    searches: tuple[tuple[SearchInfo, ...], ...] = ()
+    searches: tuple[tuple[Info, ...], ...] = ()
     record: str | None = None
     #: Ending "repetition": the seat whose move made the third repetition, else None.
     repeated_by: int | None = None
@@ -98,19 +172,20 @@ def play_game(task: GameTask) -> GameReport:
     """Play one game to its end (runs in a worker process with ``--jobs``)."""
     rules = find_variant(task.variant)
     game = Game(rules, deadline_rule=task.deadline_rule)
+    for text in task.opening:
+        game.play(text)
     players = [_player(task, seat) for seat in range(rules.players)]
+    limits = [_limit(task, seat) for seat in range(rules.players)]
     times: list[list[float]] = [[] for _ in range(rules.players)]
-    searches: list[list[SearchInfo]] = [[] for _ in range(rules.players)]
+    searches: list[list[Info]] = [[] for _ in range(rules.players)]
     while game.turn is not None:
         seat = game.turn
         player = players[seat]
-        started = time.perf_counter()
-        move = player.choose(game, task.budget)
-        times[seat].append(time.perf_counter() - started)
-        if isinstance(player, HardPlayer) and player.last is not None:
-            searches[seat].append(player.last)
-            player.last = None
-        game.play(move, seat)
+        choice = player.choose(game, limits[seat])
+        times[seat].append(choice.info.seconds)
+        if isinstance(player, HardPlayer) and choice.info.search:
+            searches[seat].append(choice.info)
+        game.play(choice.move, seat)
     result = game.result
     assert result is not None
     position = game.position
@@ -157,10 +232,20 @@ def _player(task: GameTask, seat: int) -> Player:
     participant = task.seating[seat]
     player = make_player(task.levels[participant], player_seed(task.seed, task.number, seat))
     if isinstance(player, HardPlayer):
-        player.nodes = task.nodes
         if participant < len(task.settings) and task.settings[participant] is not None:
             player.settings = task.settings[participant] or player.settings
+        if participant < len(task.contestants):
+            player.settings = task.contestants[participant].settings or player.settings
     return player
+
+
+def _limit(task: GameTask, seat: int) -> Limit:
+    """The limit of the player in ``seat``: its own seconds and nodes, else the match's."""
+    participant = task.seating[seat]
+    if participant < len(task.contestants):
+        own = task.contestants[participant]
+        return Limit(own.seconds or task.budget, own.nodes or task.nodes)
+    return Limit(task.budget, task.nodes)
 
 
 def plan(
@@ -185,11 +270,12 @@ def plan(
     rules = find_variant(variant)
     if not levels:
         raise MatchError(f"name at least one player level: {', '.join(LEVELS)}")
-    names = [level_name(level) for level in levels]
+    contestants = [contestant(level) for level in levels]
     seats = rules.players
-    if len(names) > seats:
-        raise MatchError(f"{rules.id} has {seats} seats; {len(names)} players were named")
-    names += [names[-1]] * (seats - len(names))
+    if len(contestants) > seats:
+        raise MatchError(f"{rules.id} has {seats} seats; {len(contestants)} players were named")
+    contestants += [contestants[-1]] * (seats - len(contestants))
+    names = [c.level for c in contestants]
     if games < 1:
         raise MatchError("a match needs at least one game")
     if budget is not None and budget <= 0:
@@ -206,6 +292,7 @@ def plan(
             record=record,
             settings=tuple(settings),
             nodes=nodes,
+            contestants=tuple(contestants),
         )
         for n in range(games)
     ]
@@ -300,3 +387,157 @@ def standings(reports: Sequence[GameReport], levels: Sequence[str]) -> list[Stan
             )
         )
     return result
+
+
+# -- the sequential test ---------------------------------------------------------------
+#: Moves of a pair's opening, played at random by Easy: the same in both games of the pair,
+#: different from pair to pair, so pairs start from many positions.
+OPENING_PLIES = 4
+
+
+def opening(variant: str, seed: int, pair: int) -> tuple[str, ...]:
+    """The opening moves of pair ``pair`` of a test with ``seed``."""
+    game = Game(variant)
+    moves: list[str] = []
+    for ply in range(OPENING_PLIES):
+        if game.turn is None:
+            break
+        easy = make_player("easy", random.Random(f"opening:{seed}:{pair}:{ply}").getrandbits(31))
+        move = easy.choose(game).move
+        moves.append(game.rules.format_move(move))
+        game.play(move)
+    return tuple(moves)
+
+
+def plan_sprt(
+    variant: str,
+    levels: Sequence[str],
+    seed: int,
+    budget: float | None = None,
+    *,
+    deadline_rule: bool = True,
+    nodes: int | None = None,
+) -> GameTask:
+    """The game every pair of a sequential test repeats (its first seating, no opening);
+    MatchError unless two contestants meet in a two-player variant."""
+    rules = find_variant(variant)
+    if rules.players != 2:
+        raise MatchError(
+            f"the sequential test plays two-player variants; {rules.id} has {rules.players} seats"
+        )
+    if len(levels) != 2:
+        raise MatchError("the sequential test needs two players, the first the one tested")
+    (task,) = plan(variant, levels, 1, seed, budget, deadline_rule=deadline_rule, nodes=nodes)
+    return task
+
+
+def pair_tasks(template: GameTask, pair: int) -> tuple[GameTask, GameTask]:
+    """The two games of pair ``pair`` (from 1): the same opening, the seats swapped."""
+    start = opening(template.variant, template.seed, pair)
+    return (
+        dataclasses.replace(template, number=2 * pair - 1, seating=(0, 1), opening=start),
+        dataclasses.replace(template, number=2 * pair, seating=(1, 0), opening=start),
+    )
+
+
+def first_score(report: GameReport) -> float:
+    """The first contestant's score in a game: 1 first alone, 1/2 first together, else 0."""
+    winners = report.winners
+    if 0 not in winners:
+        return 0.0
+    return 1.0 if len(winners) == 1 else 0.5
+
+
+@dataclass(frozen=True)
+class SprtState:
+    """Where a sequential test stands: its pairs, and the first contestant's games."""
+
+    test: Sprt
+    pairs: Pentanomial = dataclasses.field(default_factory=Pentanomial)
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def llr(self) -> float:
+        return self.test.llr(self.pairs)
+
+    @property
+    def verdict(self) -> str | None:
+        return self.test.verdict(self.pairs)
+
+    def add(self, first: GameReport, second: GameReport) -> SprtState:
+        """With the two games of one more pair."""
+        scores = (first_score(first), first_score(second))
+        return dataclasses.replace(
+            self,
+            pairs=self.pairs.add(*scores),
+            wins=self.wins + scores.count(1.0),
+            draws=self.draws + scores.count(0.5),
+            losses=self.losses + scores.count(0.0),
+        )
+
+
+def run_sprt(
+    template: GameTask,
+    test: Sprt,
+    max_games: int,
+    jobs: int = 1,
+    on_pair: Callable[[SprtState], None] | None = None,
+) -> SprtState:
+    """Play pairs, ``jobs`` games at a time, until ``test`` decides or ``max_games`` are
+    played; ``on_pair`` hears the state after each pair. Pairs count as they finish."""
+    if jobs < 1:
+        raise MatchError("--jobs must be at least 1")
+    if max_games < 2:
+        raise MatchError("a sequential test plays at least one pair (2 games)")
+    most = max_games // 2
+    state = SprtState(test)
+    halves: dict[int, GameReport] = {}
+
+    def record(report: GameReport) -> bool:
+        """Count a finished game; whether the test has decided."""
+        nonlocal state
+        pair = (report.number + 1) // 2
+        other = halves.pop(pair, None)
+        if other is None:
+            halves[pair] = report
+            return False
+        first, second = sorted((other, report), key=lambda r: r.number)
+        state = state.add(first, second)
+        if on_pair is not None:
+            on_pair(state)
+        return state.verdict is not None
+
+    if jobs == 1:
+        for pair in range(1, most + 1):
+            first, second = pair_tasks(template, pair)
+            record(play_game(first))
+            if record(play_game(second)):
+                break
+        return state
+    pool = ProcessPoolExecutor(max_workers=jobs)
+    try:
+        running: set[Future[GameReport]] = set()
+        following = 1
+        decided = False
+        while True:
+            while not decided and following <= most and len(running) < jobs:
+                running.update(pool.submit(play_game, t) for t in pair_tasks(template, following))
+                following += 1
+            if not running:
+                break
+            done, running = wait(running, return_when=FIRST_COMPLETED)
+            for future in sorted(done, key=lambda f: f.result().number):
+                if record(future.result()):
+                    decided = True
+                    break  # the games still under way do not count
+            if decided:
+                break
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    return state

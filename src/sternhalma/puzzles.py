@@ -37,6 +37,7 @@ from sternhalma.analysis import replay
 from sternhalma.game import Game
 from sternhalma.match import GameTask, play_game
 from sternhalma.notation import position_from_dict, position_to_dict
+from sternhalma.players import Limit
 from sternhalma.players.hard import HardPlayer
 from sternhalma.players.rows import row_table
 from sternhalma.position import Position
@@ -284,7 +285,8 @@ def crowd_answer(rules: RaceRules, game: Game) -> tuple[int, int] | None:
     chosen = set()
     for nodes in (CROWD_NODES, CROWD_NODES // 10):
         for seed in CROWD_SEEDS:
-            move = HardPlayer(seed=seed, nodes=nodes).choose(game.copy(), budget=600.0)
+            limit = Limit(600.0, nodes)
+            move = HardPlayer(seed=seed).choose(game.copy(), limit).move
             chosen.add((move[0], move[-1]))
             if len(chosen) > 1:
                 return None

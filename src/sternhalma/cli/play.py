@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import statistics
@@ -17,14 +18,15 @@ from rich.text import Text
 from sternhalma import match as matches
 from sternhalma.boards.base import bits
 from sternhalma.cli.engine import fail, read_argument
-from sternhalma.cli.values import SEED, count, seconds
+from sternhalma.cli.values import SEED, Finite, count, seconds
 from sternhalma.errors import SternhalmaError, shown
 from sternhalma.game import Game
 from sternhalma.notation import position_from_json
-from sternhalma.players import LEVELS, make_player
+from sternhalma.players import LEVELS, Limit, make_player
 from sternhalma.position import Move, Position
 from sternhalma.rules import VARIANTS, find_variant
 from sternhalma.rules.race import RaceRules
+from sternhalma.sprt import Sprt
 
 
 @click.command()
@@ -36,7 +38,9 @@ from sternhalma.rules.race import RaceRules
     "players_text",
     default="medium,easy",
     show_default=True,
-    help="Levels by participant, comma-separated; the last fills any remaining seats.",
+    help="Players by participant, comma-separated; the last fills any remaining seats. "
+    "Hard takes options: hard:nodes=20000, hard:seconds=0.5, hard:breadth=8 "
+    "(a HardSettings field).",
 )
 @click.option(
     "--games",
@@ -63,8 +67,8 @@ from sternhalma.rules.race import RaceRules
     "--nodes",
     type=count(1),
     default=None,
-    help="Hard's search nodes a move, fixed (the same games on any machine; "
-    "give a large --budget too, or its time cap may cut the search).",
+    help="Hard's search nodes a move, fixed: the same games on any machine "
+    "(without --budget the clock is only a far cap).",
 )
 @click.option(
     "--record",
@@ -74,6 +78,36 @@ from sternhalma.rules.race import RaceRules
     help="Write each game's record to this directory.",
 )
 @click.option("--no-deadline", is_flag=True, help="Switch the leaving-home deadline off.")
+@click.option(
+    "--sprt",
+    nargs=2,
+    type=Finite(-1000, 1000),
+    default=None,
+    metavar="ELO0 ELO1",
+    help="Play pairs of games (one opening, seats swapped) until the sequential test "
+    "decides between H0: the first player is ELO0 stronger and H1: ELO1 stronger.",
+)
+@click.option(
+    "--alpha",
+    type=Finite(0, 0.5, min_open=True, max_open=True),
+    default=0.05,
+    show_default=True,
+    help="With --sprt: the chance of accepting H1 when H0 is true.",
+)
+@click.option(
+    "--beta",
+    type=Finite(0, 0.5, min_open=True, max_open=True),
+    default=0.05,
+    show_default=True,
+    help="With --sprt: the chance of accepting H0 when H1 is true.",
+)
+@click.option(
+    "--max-games",
+    type=count(2, 1_000_000),
+    default=1000,
+    show_default=True,
+    help="With --sprt: stop undecided after this many games.",
+)
 def match(
     variant: str,
     players_text: str,
@@ -84,13 +118,34 @@ def match(
     nodes: int | None,
     record_dir: Path | None,
     no_deadline: bool,
+    sprt: tuple[float, float] | None,
+    alpha: float,
+    beta: float,
+    max_games: int,
 ) -> None:
     """Computer-against-computer games: a table per game and a summary.
 
     Participants rotate through the seats from game to game, so each moves
     first equally often. Example: --variant classic-2 --players medium,easy.
+    With --sprt, a sequential test of the first player against the second:
+    --players hard:nodes=20000,hard:nodes=5000 --sprt 0 50.
     """
     levels = [level for level in players_text.split(",") if level.strip()]
+    if sprt is not None:
+        _sprt_match(
+            variant,
+            levels,
+            seed,
+            jobs,
+            budget,
+            nodes,
+            not no_deadline,
+            sprt,
+            alpha,
+            beta,
+            max_games,
+        )
+        return
     try:
         tasks = matches.plan(
             variant,
@@ -133,6 +188,67 @@ def match(
     console.print(_summary_table(reports, levels, budget))
     if record_dir is not None:
         console.print(f"Records written to {record_dir}/game-NNN.txt")
+
+
+def _sprt_match(
+    variant: str,
+    levels: list[str],
+    seed: int,
+    jobs: int,
+    budget: float | None,
+    nodes: int | None,
+    deadline_rule: bool,
+    bounds: tuple[float, float],
+    alpha: float,
+    beta: float,
+    max_games: int,
+) -> None:
+    """The sequential test: a line after each pair, then the verdict."""
+    try:
+        test = Sprt(bounds[0], bounds[1], alpha, beta)
+        template = matches.plan_sprt(
+            variant, levels, seed, budget, deadline_rule=deadline_rule, nodes=nodes
+        )
+        if jobs < 0:
+            raise matches.MatchError("--jobs must be 0 (every core) or more")
+    except SternhalmaError as error:
+        fail(str(error))
+        return
+    first, second = (str(c) for c in template.contestants[:2])
+    console = Console(highlight=False, soft_wrap=True)
+    console.print(
+        f"SPRT {template.variant}: {escape(first)} against {escape(second)}; "
+        f"H0 {test.elo0:+g} Elo, H1 {test.elo1:+g} Elo, alpha {alpha:g}, beta {beta:g}; "
+        f"LLR bounds {test.lower:.2f}, {test.upper:.2f}; at most {max_games} games"
+    )
+
+    def line(state: matches.SprtState) -> None:
+        console.print(f"pair {state.pairs.pairs:>4}: {_sprt_figures(state)}")
+
+    state = matches.run_sprt(template, test, max_games, jobs or os.cpu_count() or 1, line)
+    verdict = state.verdict
+    if verdict is not None:
+        near, far = (test.elo1, test.elo0) if verdict == "H1" else (test.elo0, test.elo1)
+        said = f"{verdict} accepted: {first} is nearer {near:+g} than {far:+g} Elo against {second}"
+    else:
+        said = f"no decision within {max_games} games"
+    console.print(f"{said}, after {state.pairs.pairs} pairs: {_sprt_figures(state)}")
+
+
+def _sprt_figures(state: matches.SprtState) -> str:
+    """Games, W/D/L, the pairs' counts, LLR with its bounds and the Elo estimate."""
+    elo, low, high = state.pairs.elo()
+    counts = " ".join(str(c) for c in state.pairs.counts)
+    return (
+        f"{state.games} games, W {state.wins} D {state.draws} L {state.losses}, "
+        f"pairs 0/½/1/1½/2 {counts}, LLR {state.llr:.2f} "
+        f"({state.test.lower:.2f}, {state.test.upper:.2f}), "
+        f"Elo {_elo(elo)} [{_elo(low)}, {_elo(high)}]"
+    )
+
+
+def _elo(value: float) -> str:
+    return f"{round(value):+d}" if math.isfinite(value) else ("+inf" if value > 0 else "-inf")
 
 
 def _label(levels: list[str], participant: int) -> str:
@@ -367,7 +483,7 @@ def play(
     base = random.randrange(1 << 31) if seed is None else seed
     computers = {s: make_player(level, base + s) for s in range(rules.players) if s != you}
     adviser = make_player("hard", base)
-    console = Console(highlight=False)
+    console = Console(highlight=False, soft_wrap=True)
     colour = rules.seats[you]
     console.print(
         f"{rules.title}: you are {MARKS[colour][0]} {colour}; the computer plays "
@@ -378,7 +494,7 @@ def play(
     while game.turn is not None:
         turn = game.turn
         if turn != you:
-            move = computers[turn].choose(game, budget)
+            move = computers[turn].choose(game, Limit(budget)).move
             game.play(move, turn)
             last = move
             console.print(f"{rules.seats[turn]} plays {rules.format_move(move)}")
@@ -413,7 +529,7 @@ def play(
             each = " (one path for each result)" if rules.moves_by_path else ""
             console.print(f"{len(texts)} moves{each}: " + "  ".join(texts))
         elif word == "hint":
-            hint = adviser.choose(game, budget)
+            hint = adviser.choose(game, Limit(budget)).move
             console.print(f"hint: {rules.format_move(hint)}")
         elif word == "undo":
             last = _undo(game, you, console)

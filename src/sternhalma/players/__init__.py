@@ -1,14 +1,17 @@
 """Computer players (docs/players.md): Easy, Medium (the source documents' levels), Hard (ours).
 
-Every level has one interface, ``choose(game, budget=None) -> Move``: pure
-CPU work that returns a legal move for the seat to move, reproducible from
-the player's seed. ``make_player(level, seed)`` builds one by name.
+Every level has one interface, ``choose(game, limit=None) -> Choice``
+(players/choice.py): pure CPU work that returns a legal move for the seat to
+move and what finding it took, reproducible from the player's seed, within the
+allowance the time manager (players/timeman.py) draws from the ``Limit``.
+``make_player(level, seed)`` builds one by name.
 """
 
 from __future__ import annotations
 
 from sternhalma.errors import SternhalmaError, shown
 from sternhalma.players.base import Player
+from sternhalma.players.choice import Choice, Info, Limit
 from sternhalma.players.easy import EasyPlayer
 from sternhalma.players.hard import HardPlayer
 from sternhalma.players.medium import MediumPlayer
@@ -42,8 +45,11 @@ def level_name(level: str) -> str:
 __all__ = [
     "LEVELS",
     "PLAYERS",
+    "Choice",
     "EasyPlayer",
     "HardPlayer",
+    "Info",
+    "Limit",
     "MediumPlayer",
     "Player",
     "UnknownLevelError",

@@ -1,19 +1,22 @@
 """What every computer player shares: one interface and the deadline care.
 
-``choose(game, budget)`` is the whole interface. A player is a small,
-picklable value (a level and a seed); all randomness comes from a generator
-seeded by the player's seed and the game's move number, so the same game
-asks the same question and gets the same move whether the player object
+``choose(game, limit) -> Choice`` (players/choice.py) is the whole interface.
+A player is a small, picklable value (a level and a seed); all randomness
+comes from a generator seeded by the player's seed and the game's move
+number, so the same game asks the same question and gets the same move whether the player object
 lives across moves or is rebuilt for each one (the server's worker pool).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
+import time
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, ClassVar
 
 from sternhalma.game import GameError
+from sternhalma.players.choice import Choice, Limit
 from sternhalma.position import Move
 from sternhalma.rules.race import RaceRules
 
@@ -33,8 +36,15 @@ class Player(ABC):
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
 
-    def choose(self, game: Game, budget: float | None = None) -> Move:
-        """A legal move for the seat to move in ``game``; ``budget`` is seconds to think."""
+    def choose(self, game: Game, limit: Limit | None = None) -> Choice:
+        """A legal move for the seat to move in ``game`` within ``limit`` (players/timeman.py
+        says what it allows), with what finding it took."""
+        started = time.perf_counter()
+        choice = self._choose(game, limit or Limit())
+        spent = time.perf_counter() - started
+        return dataclasses.replace(choice, info=dataclasses.replace(choice.info, seconds=spent))
+
+    def _choose(self, game: Game, limit: Limit) -> Choice:
         seat = game.turn
         if seat is None:
             raise GameError("the game is over: there is no move to choose")
@@ -45,8 +55,8 @@ class Player(ABC):
             raise GameError(f"{game.rules.seats[seat]} has no legal move")
         options = self.careful(game, seat, moves)
         if len(options) == 1:
-            return options[0]
-        return self.pick(game, seat, options, self.random_for(game), budget)
+            return Choice(options[0])
+        return self.pick(game, seat, options, self.random_for(game), limit)
 
     @abstractmethod
     def pick(
@@ -55,8 +65,8 @@ class Player(ABC):
         seat: int,
         options: list[Move],
         rng: random.Random,
-        budget: float | None,
-    ) -> Move:
+        limit: Limit,
+    ) -> Choice:
         """The level's choice among ``options`` (legal, deadline-safe, at least two)."""
 
     def careful(self, game: Game, seat: int, moves: list[Move]) -> list[Move]:

@@ -48,16 +48,19 @@ class CaptureSearch:
         self.tt: dict[object, tuple[int, int, int]] = {}
         self.depth_reached = 0
         self.mode = "alphabeta" if len(self.seats) == 2 else "brs"
+        #: The chosen move's value at the deepest finished search (our capture lead, or
+        #: about WIN for a game won), None before one finished.
+        self.score: int | None = None
 
     def choose(self, position: Position, options: list[Move]) -> Move:
         order = sorted(options, key=len, reverse=True)
         best = order[0]
         for depth in range(1, self.max_depth + 1):
             try:
-                best, order = self._root(position, order, depth)
+                best, order, score = self._root(position, order, depth)
             except OutOfTime:
                 break
-            self.depth_reached = depth
+            self.depth_reached, self.score = depth, score
             if self.limits.spent:
                 break
         return best
@@ -87,7 +90,9 @@ class CaptureSearch:
         return moves[: self.breadth]
 
     # -- the search -----------------------------------------------------------------
-    def _root(self, position: Position, order: list[Move], depth: int) -> tuple[Move, list[Move]]:
+    def _root(
+        self, position: Position, order: list[Move], depth: int
+    ) -> tuple[Move, list[Move], int]:
         alpha = -WIN - 1
         scored: list[tuple[int, Move]] = []
         for move in order:
@@ -96,7 +101,7 @@ class CaptureSearch:
             scored.append((value, move))
             alpha = max(alpha, value)
         ranked = sorted(scored, key=lambda vm: vm[0], reverse=True)
-        return ranked[0][1], [move for _, move in ranked]
+        return ranked[0][1], [move for _, move in ranked], ranked[0][0]
 
     def _search(
         self, position: Position, seat: int, depth: int, alpha: int, beta: int, ply: int

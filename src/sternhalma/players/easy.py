@@ -10,6 +10,7 @@ import random
 from typing import TYPE_CHECKING
 
 from sternhalma.players.base import Player
+from sternhalma.players.choice import Choice, Limit
 from sternhalma.players.rows import row_table
 from sternhalma.position import Move
 
@@ -26,10 +27,10 @@ class EasyPlayer(Player):
         seat: int,
         options: list[Move],
         rng: random.Random,
-        budget: float | None,
-    ) -> Move:
+        limit: Limit,
+    ) -> Choice:
         if game.rules.game == "capture":
-            return rng.choice(options)
+            return Choice(rng.choice(options))
         rows = row_table(game.rules)[seat]
         forward = [move for move in options if rows[move[-1]] > rows[move[0]]]
-        return rng.choice(forward or options)
+        return Choice(rng.choice(forward or options))

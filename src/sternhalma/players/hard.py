@@ -1,39 +1,41 @@
-"""Hard: our strong level, a search under a time budget (default 1 second a move).
+"""Hard: our strong level, a search under a time limit (default 1 second a move).
 
 The race games go to race.py (solo, alpha-beta or best-reply search over
 the evaluation in evaluate.py); the capture game to capture.py. The search
-is bounded by a node allowance derived from the budget, which makes Hard
+is bounded by a node allowance that the time manager (timeman.py) derives from
+the limit's seconds at this game's nodes a second, which makes Hard
 reproducible: the same game and seed give the same move on any machine. The
-budget itself is a wall-clock cap on top, so a slow or busy machine still
+seconds themselves are a wall-clock cap on top, so a slow or busy machine still
 gets its move in time (and only then may the move differ).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sternhalma import core
 from sternhalma.boards.base import bits
 from sternhalma.players.base import DEADLINE_MARGIN, Player, careful_moves, in_care
 from sternhalma.players.capture import CaptureSearch
+from sternhalma.players.choice import Choice, Info, Limit
 from sternhalma.players.evaluate import CROWD_WEIGHTS, DEFAULT_WEIGHTS, RaceWeights
 from sternhalma.players.history import last_move, lead, races, repetition_result
 from sternhalma.players.race import RaceSearch
 from sternhalma.players.rows import row_table
 from sternhalma.players.search import Limits
+from sternhalma.players.timeman import allowance
 from sternhalma.position import Move, Position
+from sternhalma.rules.base import Ruleset
 from sternhalma.rules.race import RaceRules
 
 if TYPE_CHECKING:
     from sternhalma.game import Game
 
-#: Seconds a move when the caller gives no budget.
-DEFAULT_BUDGET = 1.0
-#: The part of the budget the search itself may use.
-SEARCH_SHARE = 0.9
 #: What a marble shut in its home counts among the moves needed to leave (more than
 #: any game's moves to the deadline: the care begins at once).
 NEVER_OUT = 1000
@@ -48,7 +50,7 @@ MULTIS = ("playout", "brs", "forecast", "solo")
 class HardSettings:
     """How Hard searches; the defaults are what the benchmarks chose (bench/players.py)."""
 
-    #: Search nodes per second of budget, by game: about what this machine searches
+    #: Search nodes per second of the time limit, by game: about what this machine searches
     #: in two thirds of that time (a capture node lists every chain, a Halma node
     #: moves 19 pieces in 8 directions, a star node 10 marbles in 6).
     nodes_per_second: int = 20_000
@@ -128,27 +130,56 @@ class HardSettings:
             raise ValueError(f"multi is one of {', '.join(MULTIS)}, not {self.multi!r}")
 
 
-@dataclass(frozen=True)
-class SearchInfo:
-    """What the last search did, for benchmarks: its kind, depth (for playouts: whole
-    rounds) and nodes."""
+#: The largest number a setting read from text may be (the compiled core's integers).
+MOST_SETTING = 10**9
 
-    mode: str
-    depth: int
-    nodes: int
+
+def changed_settings(changes: Sequence[tuple[str, str]]) -> HardSettings:
+    """The default HardSettings with ``(key, value)`` changes read from text (the command
+    line, benchmarks): ``breadth=8``, ``history=false``, ``duel=solo``, and
+    ``weights.rows=10`` for a race weight (``multi_weights.group=0`` with three or more
+    players). ValueError saying what is wrong."""
+    settings = HardSettings()
+    for key, text in changes:
+        target, _, name = key.rpartition(".")
+        if target not in ("", "weights", "multi_weights"):
+            raise ValueError(f"no setting {key!r} (a race weight is weights.NAME)")
+        holder = getattr(settings, target) if target else settings
+        names = [f.name for f in dataclasses.fields(holder)]
+        if name not in names:
+            raise ValueError(f"no setting {key!r}; the settings: {', '.join(names)}")
+        changed: Any = dataclasses.replace(
+            holder, **{name: _setting_value(key, text, getattr(holder, name))}
+        )
+        settings = dataclasses.replace(settings, **{target: changed}) if target else changed
+    return settings
+
+
+def _setting_value(key: str, text: str, default: object) -> object:
+    """``text`` as a value of the default's type: true/false, a number or a word."""
+    if isinstance(default, bool):
+        if text.lower() not in ("true", "false"):
+            raise ValueError(f"{key} is true or false, not {text!r}")
+        return text.lower() == "true"
+    if isinstance(default, (int, float)):
+        try:
+            number = type(default)(text)
+        except ValueError:
+            raise ValueError(f"{key} is a number, not {text!r}") from None
+        if not math.isfinite(number) or abs(number) > MOST_SETTING:
+            raise ValueError(f"{key} is at most {MOST_SETTING:,} either way, not {text!r}")
+        return number
+    if isinstance(default, str):
+        return text
+    raise ValueError(f"{key} cannot be set from text (its fields can: {key}.NAME)")
 
 
 class HardPlayer(Player):
     level = "hard"
 
-    def __init__(
-        self, seed: int = 0, *, nodes: int | None = None, settings: HardSettings | None = None
-    ) -> None:
-        """``nodes`` fixes the search size (then the budget is only the time cap)."""
+    def __init__(self, seed: int = 0, *, settings: HardSettings | None = None) -> None:
         super().__init__(seed)
-        self.nodes = nodes
         self.settings = settings or HardSettings()
-        self.last: SearchInfo | None = None
 
     def deadline_margin(self, game: Game, seat: int) -> int:
         """Begin the deadline care early enough to walk every marble out of home.
@@ -202,32 +233,16 @@ class HardPlayer(Player):
         seat: int,
         options: list[Move],
         rng: random.Random,
-        budget: float | None,
-    ) -> Move:
+        limit: Limit,
+    ) -> Choice:
         settings = self.settings
-        seconds = DEFAULT_BUDGET if budget is None else budget
-        rate = {
-            "halma": settings.halma_nodes_per_second,
-            "capture": settings.capture_nodes_per_second,
-        }.get(
-            game.rules.game,
-            settings.multi_nodes_per_second
-            if game.rules.players > 2
-            else settings.nodes_per_second,
-        )
-        if core.COMPILED and isinstance(game.rules, RaceRules) and game.rules.players == 2:
-            if game.rules.game == "halma":
-                rate = int(rate * settings.halma_compiled_scale)
-            else:
-                rate *= settings.compiled_scale
-        nodes = self.nodes or max(1, int(seconds * rate))
-        # The clock stops the search a little early: choosing the options, setting
-        # up and answering also take time, and the whole move must fit the budget.
-        limits = Limits.of(nodes, SEARCH_SHARE * seconds)
+        allowed = allowance(limit, nodes_per_second(settings, game.rules))
+        assert allowed.nodes is not None
+        limits = Limits.of(allowed.nodes, allowed.search_seconds)
         # The seed decides the order among moves the search finds equal.
         options = _sensible(game, seat, options, history=settings.history)
         if len(options) == 1:  # e.g. the repetition that wins
-            return options[0]
+            return Choice(options[0])
         rng.shuffle(options)
         rules = game.rules
         search: RaceSearch | CaptureSearch
@@ -242,8 +257,24 @@ class HardPlayer(Player):
                 rules, seat, game.in_play, limits, breadth=settings.capture_breadth
             )
         move = search.choose(game.position, options)
-        self.last = SearchInfo(search.mode, search.depth_reached, limits.used)
-        return move
+        score = search.score if isinstance(search, CaptureSearch) else None
+        return Choice(move, Info(search.mode, search.depth_reached, limits.used, score=score))
+
+
+def nodes_per_second(settings: HardSettings, rules: Ruleset) -> int:
+    """The nodes a second of time limit buys Hard in ``rules``' game, on this core."""
+    rate = {
+        "halma": settings.halma_nodes_per_second,
+        "capture": settings.capture_nodes_per_second,
+    }.get(
+        rules.game,
+        settings.multi_nodes_per_second if rules.players > 2 else settings.nodes_per_second,
+    )
+    if core.COMPILED and isinstance(rules, RaceRules) and rules.players == 2:
+        if rules.game == "halma":
+            return int(rate * settings.halma_compiled_scale)
+        return rate * settings.compiled_scale
+    return rate
 
 
 def race_search(

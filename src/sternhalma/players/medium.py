@@ -11,6 +11,7 @@ import random
 from typing import TYPE_CHECKING
 
 from sternhalma.players.base import Player
+from sternhalma.players.choice import Choice, Limit
 from sternhalma.players.rows import row_table
 from sternhalma.position import Move
 
@@ -27,14 +28,14 @@ class MediumPlayer(Player):
         seat: int,
         options: list[Move],
         rng: random.Random,
-        budget: float | None,
-    ) -> Move:
+        limit: Limit,
+    ) -> Choice:
         if game.rules.game == "capture":
             scores = [len(move) - 1 for move in options]
         else:
             rows = row_table(game.rules)[seat]
             scores = [rows[move[-1]] - rows[move[0]] for move in options]
         best = max(scores)
-        return rng.choice(
-            [move for move, score in zip(options, scores, strict=True) if score == best]
+        return Choice(
+            rng.choice([move for move, score in zip(options, scores, strict=True) if score == best])
         )

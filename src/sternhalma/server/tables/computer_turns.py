@@ -8,9 +8,10 @@ broadcast; one at a time per table. Every job is cancelled when its table moves
 on (an undo, a resignation, a flag or another move: ``LiveTable.cancel_stale_jobs``),
 and a hint when its asker leaves (web/connection.py).
 
-At a clocked table the computer thinks within a share of its remaining time, and
-plays a quick move of its own (``FALLBACK_LEVEL``, in this process) when no answer
-has come ``FALLBACK_MARGIN`` seconds before its flag would fall.
+At a clocked table the job carries the computer's clock and increment, and the time
+manager (players/timeman.py) decides what each move may take; this module does no
+arithmetic of its own on the clock. A quick move of its own (``FALLBACK_LEVEL``, in
+this process) is played when no answer has come by the time manager's ``answer_by``.
 """
 
 from __future__ import annotations
@@ -23,8 +24,7 @@ import secrets
 from typing import Any
 
 from sternhalma.game import GameError
-from sternhalma.players import LEVELS
-from sternhalma.players.hard import DEFAULT_BUDGET
+from sternhalma.players import LEVELS, Limit, timeman
 from sternhalma.server.protocol import TableError
 from sternhalma.server.tables.clocks import Clocks
 from sternhalma.server.tables.copies import Copies
@@ -37,18 +37,14 @@ log = logging.getLogger(__name__)
 
 #: The level that answers "hint": the strongest the players offer.
 HINT_LEVEL = LEVELS[-1]
-#: At a clocked table the computer plans for this many more moves: each may think
-#: for this share of the time left (at most the level's own budget).
-MOVES_AHEAD = 40
-#: The quick move played when the thinking has not answered in time, and how many
-#: seconds before the flag it is played.
+#: The quick move played when the thinking has not answered in time.
 FALLBACK_LEVEL = "medium"
-FALLBACK_MARGIN = 1.5
 
 
-def job_for(table: Table, level: str, budget: float | None = None) -> Job:
+def job_for(table: Table, level: str, limit: Limit | None = None) -> Job:
     """What a thinking process needs to choose the next move at ``level`` (plain data)
-    within ``budget`` seconds."""
+    within ``limit`` (seconds, or the clock; None: the level's own)."""
+    limit = limit or Limit()
     return Job(
         table.rules.id,
         table.start,
@@ -58,7 +54,9 @@ def job_for(table: Table, level: str, budget: float | None = None) -> Job:
         level,
         # Seeded by table and move number: a replayed game gets the same answers.
         table.seed + len(table.actions),
-        budget,
+        limit.seconds,
+        limit.clock,
+        limit.increment,
         finish_rule=table.finish_rule,
     )
 
@@ -141,9 +139,15 @@ class ComputerTurns:
             if table.generation != generation or table.game.turn != seat or live.dropped:
                 return
             clock = table.game.clock
-            left = clock.remaining(seat) / 1000 if clock is not None else None
-            share = None if left is None else left / MOVES_AHEAD
-            job = job_for(table, level, None if share is None else min(DEFAULT_BUDGET, share))
+            limit = (
+                Limit(
+                    clock=clock.remaining(seat) / 1000, increment=clock.control.increment_ms / 1000
+                )
+                if clock is not None
+                else Limit()
+            )
+            job = job_for(table, level, limit)
+            answer_by = timeman.answer_by(limit)
             try:
                 await self.copies.commit(live, {"kind": "thinking", "seat": seat})
             except TableError:
@@ -152,17 +156,17 @@ class ComputerTurns:
         started = loop.time()
         thinking = self._think(live, job, Priority.MOVE, key)
         try:
-            if left is None:
+            if answer_by is None:
                 text = await thinking
             else:
-                text = await asyncio.wait_for(thinking, left - FALLBACK_MARGIN)
+                text = await asyncio.wait_for(thinking, answer_by)
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None and task.cancelling():
                 raise  # the server stops
             return  # the table moved on
         except Exception as error:  # TimeoutError (the clock), ThinkingFailed, ...
-            if left is None:
+            if answer_by is None:
                 await self._failed(live, seat, generation, error)
                 return
             log.warning(
@@ -171,9 +175,9 @@ class ComputerTurns:
                 type(error).__name__,
                 FALLBACK_LEVEL,
             )
-            quick = dataclasses.replace(job, level=FALLBACK_LEVEL, budget=None)
+            quick = dataclasses.replace(job, level=FALLBACK_LEVEL)
             text = await asyncio.to_thread(choose, quick)
-        pause = self.pause if share is None else min(self.pause, share / 2)
+        pause = timeman.pause(limit, self.pause)
         await asyncio.sleep(max(0.0, pause - (loop.time() - started)))
         async with live.lock:
             if table.generation != generation or table.game.turn != seat or live.dropped:

@@ -1,9 +1,11 @@
 """The computer's moves and hints as work for a thinking process (never the event loop).
 
 A job is plain data that answers itself with text (``Work``): a computer move or
-hint (``Job``: variant id, start position, moves so far, level, seed, seconds to
-think; the thinking process rebuilds the referee by replaying the moves and asks
-the player for its move), or an analysis (server/web/review.py ``AnalysisJob``: the
+hint (``Job``: variant id, start position, moves so far, level, seed, and the
+limit: seconds to think, or the player's clock and increment; the thinking
+process rebuilds the referee by replaying the moves and asks the player for its
+move within that ``Limit``, whose allowance the time manager decides,
+players/timeman.py), or an analysis (server/web/review.py ``AnalysisJob``: the
 work's name and its arguments, answered with JSON text). A ``Slot``
 (server/thinking/slot.py) runs it.
 """
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 
 from sternhalma.game import OWNER_LEAVING, Game
 from sternhalma.notation import position_from_json
-from sternhalma.players import HardPlayer, Player, make_player
+from sternhalma.players import Limit, make_player
 
 
 @dataclass(frozen=True)
@@ -28,10 +30,17 @@ class Job:
     deadline_rule: bool
     level: str
     seed: int
-    #: Seconds the player may think (None: its own default); set from a running clock.
-    budget: float | None = None
+    #: Seconds the player may think (None: its own default, or what the clock allows).
+    seconds: float | None = None
+    #: Seconds left on the player's clock and its increment a move (a clocked table).
+    clock: float | None = None
+    increment: float = 0.0
     #: The table's finishing rule (sternhalma.game.FINISH_RULES; Table.replay).
     finish_rule: str = OWNER_LEAVING
+
+    @property
+    def limit(self) -> Limit:
+        return Limit(self.seconds, clock=self.clock, increment=self.increment)
 
     def answer(self, nodes: int | None) -> str:
         return choose(self, nodes)
@@ -53,11 +62,8 @@ def rebuild(job: Job) -> Game:
 
 def choose(job: Job, nodes: int | None = None) -> str:
     """The move text the player of ``job.level`` chooses. ``nodes`` fixes Hard's search
-    size (benchmarks: the same work on any machine, the clock only a far cap)."""
+    size in place of the job's time (benchmarks: the same work on any machine)."""
     game = rebuild(job)
-    player: Player = make_player(job.level, job.seed)
-    budget = job.budget
-    if nodes is not None and isinstance(player, HardPlayer):
-        player, budget = HardPlayer(job.seed, nodes=nodes), 60.0
-    move = player.choose(game, budget)
+    limit = job.limit if nodes is None else Limit(nodes=nodes)
+    move = make_player(job.level, job.seed).choose(game, limit).move
     return game.position.rules.format_move(move)
