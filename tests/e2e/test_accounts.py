@@ -84,8 +84,10 @@ def create_rated(page: Page, server: str) -> str:
 
 
 def kept(page: Page) -> str:
-    """The identity this browser keeps, once the page has stored it (it does so after the server's answer)."""
-    value = page.wait_for_function("localStorage.getItem('sternhalma.identity')").json_value()
+    """The identity this browser keeps, once the page has stored it (it does so after the
+    server's answer). A function, not an expression: Playwright polls an expression with
+    eval, which the page's Content Security Policy refuses."""
+    value = page.wait_for_function("() => localStorage.getItem('sternhalma.identity')").json_value()
     assert value
     return str(value)
 
