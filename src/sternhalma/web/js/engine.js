@@ -1,0 +1,84 @@
+// Local games in this browser (docs/browser.md): whether the browser can run the engine,
+// the local tables it keeps (localStorage), and EngineSocket, which speaks to the engine's
+// worker (engine-worker.js) as TableSocket speaks to the server: the table page uses either.
+
+import { storedObject } from "./dom.js";
+
+const LOCAL = "sternhalma.local";
+/** Local tables kept: the oldest go beyond this many. */
+const KEEP = 50;
+
+/** Whether a table id names a local table (made in this browser). */
+export function isLocal(id) {
+  return id.startsWith("local-");
+}
+
+/** Whether this browser can run the engine: WebAssembly, module workers and the server's
+ * Pyodide (the catalogue's ``engine``). */
+export function browserEngine(catalogue) {
+  return catalogue.engine === "browser" && typeof WebAssembly === "object" && typeof Worker === "function";
+}
+
+function keep(table) {
+  const all = storedObject(LOCAL);
+  delete all[table.id];
+  all[table.id] = table;
+  const ids = Object.keys(all);
+  for (const old of ids.slice(0, Math.max(0, ids.length - KEEP))) delete all[old];
+  localStorage.setItem(LOCAL, JSON.stringify(all));
+}
+
+/** A new local table from the lobby's choice ({variant, seats, deadline_rule?, start?,
+ * moves_made?}); the worker checks it when the table page opens it. */
+export function createLocalTable(body) {
+  const bytes = crypto.getRandomValues(new Uint8Array(9));
+  const id = `local-${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+  keep({ ...body, id, actions: [] });
+  return { id };
+}
+
+let worker = null;
+
+/** The one engine worker of this page, started at the first local table (Pyodide loads
+ * only when a local game is played). */
+function engineWorker() {
+  if (!worker) worker = new Worker("/static/js/engine-worker.js", { type: "module" });
+  return worker;
+}
+
+/** A local table's connection to the engine worker, with TableSocket's interface. */
+export class EngineSocket {
+  constructor(id, onMessage, onStatus = () => {}) {
+    this.id = id;
+    this.onMessage = onMessage;
+    this.closed = false;
+    const table = storedObject(LOCAL)[id];
+    if (!table) {
+      setTimeout(() => onMessage({ type: "error", code: "no-table", message: "there is no such table" }));
+      return;
+    }
+    this.worker = engineWorker();
+    this.listener = (event) => this.receive(event.data);
+    this.worker.addEventListener("message", this.listener);
+    this.worker.postMessage(JSON.stringify({ type: "open", table }));
+    this.send({ type: "hello" });
+    onStatus("open");
+  }
+
+  receive(text) {
+    if (this.closed) return;
+    for (const message of JSON.parse(text)) {
+      if (message.type === "saved") keep(message.table);
+      else if (!message.state || message.state.id === this.id) this.onMessage(message);
+    }
+  }
+
+  send(message) {
+    if (this.worker && !this.closed) this.worker.postMessage(JSON.stringify(message));
+  }
+
+  close() {
+    this.closed = true;
+    this.worker?.removeEventListener("message", this.listener);
+  }
+}
