@@ -6,6 +6,7 @@
 const VERSION = "__VERSION__";
 const PYODIDE = "__PYODIDE__";
 const SHELL = ["__SHELL__"];
+const ENGINE_FILES = ["__ENGINE__"];
 const APP = `app-${VERSION}`;
 const ENGINE = `pyodide-${PYODIDE}`;
 
@@ -19,6 +20,17 @@ self.addEventListener("activate", (event) => {
     await self.clients.claim();
   })());
 });
+
+// A local game started (engine.js): keep Pyodide now, whether or not this worker was
+// running yet when the game's worker fetched it.
+self.addEventListener("message", (event) => {
+  if (event.data === "keep-engine") event.waitUntil(keepEngine());
+});
+
+async function keepEngine() {
+  const cache = await caches.open(ENGINE);
+  for (const url of ENGINE_FILES) if (!(await cache.match(url))) await cache.add(url);
+}
 
 self.addEventListener("fetch", (event) => {
   const request = event.request;

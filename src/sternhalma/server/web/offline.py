@@ -104,6 +104,12 @@ def shell_files(web: Path) -> list[str]:
     return [*SHELL_EXTRA, *static]
 
 
+def pyodide_files(web: Path) -> list[str]:
+    """Pyodide's addresses, which the service worker keeps once a local game is played."""
+    folder = web / "pyodide"
+    return [f"/static/pyodide/{p.name}" for p in sorted(folder.glob("*")) if p.is_file()]
+
+
 def app_version(web: Path) -> str:
     """A hash of the app's files and the engine: a new one makes browsers take the new
     service worker, which keeps the new files."""
@@ -141,6 +147,7 @@ def add_offline(app: FastAPI, web: Path) -> None:
             template.replace('"__VERSION__"', json.dumps(app_version(web)))
             .replace('"__PYODIDE__"', json.dumps(pyodide_version(web)))
             .replace('["__SHELL__"]', json.dumps(shell_files(web)))
+            .replace('["__ENGINE__"]', json.dumps(pyodide_files(web)))
         )
 
     async def service_worker() -> Response:

@@ -42,7 +42,11 @@ let worker = null;
 /** The one engine worker of this page, started at the first local table (Pyodide loads
  * only when a local game is played). */
 function engineWorker() {
-  if (!worker) worker = new Worker("/static/js/engine-worker.js", { type: "module" });
+  if (!worker) {
+    worker = new Worker("/static/js/engine-worker.js", { type: "module" });
+    // The service worker keeps Pyodide for playing offline (docs/browser.md).
+    navigator.serviceWorker?.ready.then((registration) => registration.active?.postMessage("keep-engine"));
+  }
   return worker;
 }
 
