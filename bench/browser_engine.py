@@ -45,18 +45,22 @@ class Counted:
         self.app = app
         self.sent = 0
         self.requests = 0
+        #: Body bytes by path (``--verbose``: the biggest are printed).
+        self.by_path: dict[str, int] = {}
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         self.requests += 1
+        path = scope["path"]
 
         async def counting(message: Any) -> None:
             if message["type"] == "http.response.start":
                 self.sent += 20 + sum(len(k) + len(v) + 4 for k, v in message["headers"])
             elif message["type"] == "http.response.body":
                 self.sent += len(message.get("body", b""))
+                self.by_path[path] = self.by_path.get(path, 0) + len(message.get("body", b""))
             await send(message)
 
         await self.app(scope, receive, counting)
@@ -95,7 +99,9 @@ def load() -> None:
                 counter.sent = counter.requests = 0
                 if table is None:
                     page.goto(url + "/")
-                    expect(page.locator("body")).to_have_attribute("data-ready", "true")
+                    expect(page.locator("body")).to_have_attribute(
+                        "data-ready", "true", timeout=60_000
+                    )
                     table = page.evaluate(
                         "async () => (await import('/static/js/engine.js')).createLocalTable("
                         "{variant: 'classic-2', seats: [{kind: 'computer', level: 'hard'}, "
@@ -103,7 +109,7 @@ def load() -> None:
                     )
                 started = time.perf_counter()
                 page.goto(f"{url}/table/{table}")
-                expect(moves).to_have_count(1)
+                expect(moves).to_have_count(1, timeout=180_000)
                 first_move = time.perf_counter() - started
                 # Whatever the page and its workers still fetch (the service worker keeping
                 # the app and Pyodide) counts too.

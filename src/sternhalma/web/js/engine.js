@@ -44,10 +44,16 @@ let worker = null;
 function engineWorker() {
   if (!worker) {
     worker = new Worker("/static/js/engine-worker.js", { type: "module" });
-    // The service worker keeps Pyodide for playing offline (docs/browser.md).
-    navigator.serviceWorker?.ready.then((registration) => registration.active?.postMessage("keep-engine"));
+    // Once the engine has loaded (its first answer), the service worker keeps Pyodide for
+    // playing offline (docs/browser.md): from the browser's HTTP cache by then, so the
+    // 13 MB are not fetched twice.
+    worker.addEventListener("message", keepEngine, { once: true });
   }
   return worker;
+}
+
+function keepEngine() {
+  navigator.serviceWorker?.ready.then((registration) => registration.active?.postMessage("keep-engine"));
 }
 
 /** A local table's connection to the engine worker, with TableSocket's interface. */
