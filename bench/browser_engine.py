@@ -83,7 +83,7 @@ def serve(folder: Path) -> tuple[str, Counted]:
     return f"http://127.0.0.1:{port}", app
 
 
-def load() -> None:
+def load(verbose: bool = False) -> None:
     from playwright.sync_api import expect, sync_playwright
 
     with tempfile.TemporaryDirectory() as folder:
@@ -123,6 +123,10 @@ def load() -> None:
                     f"{name:28} {counter.sent / 1e6:6.2f} MB in {counter.requests:3} requests; "
                     f"first computer move {first_move:5.2f} s after the page opened"
                 )
+                if verbose:
+                    for path, size in sorted(counter.by_path.items(), key=lambda x: -x[1])[:8]:
+                        print(f"    {size / 1e6:6.2f} MB  {path}")
+                counter.by_path.clear()
                 return table
 
             table = measure("first visit", None)
@@ -212,13 +216,14 @@ def strength(games: int, seed: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="what", required=True)
-    sub.add_parser("load")
+    loading = sub.add_parser("load")
+    loading.add_argument("--verbose", action="store_true", help="the biggest answers too")
     games = sub.add_parser("strength")
     games.add_argument("--games", type=int, default=10)
     games.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     if args.what == "load":
-        load()
+        load(args.verbose)
     else:
         strength(args.games, args.seed)
 

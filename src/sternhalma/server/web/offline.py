@@ -15,6 +15,7 @@ import base64
 import hashlib
 import io
 import json
+import mimetypes
 import zipfile
 from functools import cache
 from pathlib import Path
@@ -132,6 +133,9 @@ def pyodide_version(web: Path) -> str:
 
 def add_offline(app: FastAPI, web: Path) -> None:
     """The routes of the engine's wheel, the service worker and the manifest."""
+    # Served as WebAssembly, Pyodide compiles while it downloads; as anything else it
+    # fails and downloads the 10 MB again (Python before 3.12 does not know .wasm).
+    mimetypes.add_type("application/wasm", ".wasm")
 
     async def wheel(request: Request) -> Response:
         data = engine_wheel()

@@ -40,16 +40,27 @@ export function createLocalTable(body) {
 let worker = null;
 
 /** The one engine worker of this page, started at the first local table (Pyodide loads
- * only when a local game is played). */
+ * only when a local game is played). Where the service worker is being installed (a first
+ * visit), it waits for it a moment, so that Pyodide's download goes through it and is
+ * kept once, not fetched again for keeping. */
 function engineWorker() {
-  if (!worker) {
-    worker = new Worker("/static/js/engine-worker.js", { type: "module" });
-    // Once the engine has loaded (its first answer), the service worker keeps Pyodide for
-    // playing offline (docs/browser.md): from the browser's HTTP cache by then, so the
-    // 13 MB are not fetched twice.
-    worker.addEventListener("message", keepEngine, { once: true });
-  }
+  if (!worker) worker = controlled().then(() => {
+    const started = new Worker("/static/js/engine-worker.js", { type: "module" });
+    // Once the engine has loaded (its first answer) the service worker keeps whatever of
+    // Pyodide it has not kept yet, for playing offline (docs/browser.md).
+    started.addEventListener("message", keepEngine, { once: true });
+    return started;
+  });
   return worker;
+}
+
+async function controlled(wait = 3000) {
+  const workers = navigator.serviceWorker;
+  if (!workers || workers.controller || !(await workers.getRegistration())) return;
+  await new Promise((done) => {
+    workers.addEventListener("controllerchange", done, { once: true });
+    setTimeout(done, wait);
+  });
 }
 
 function keepEngine() {
@@ -67,11 +78,14 @@ export class EngineSocket {
       setTimeout(() => onMessage({ type: "error", code: "no-table", message: "there is no such table" }));
       return;
     }
-    this.worker = engineWorker();
     this.listener = (event) => this.receive(event.data);
-    this.worker.addEventListener("message", this.listener);
-    this.worker.postMessage(JSON.stringify({ type: "open", table }));
-    this.send({ type: "hello" });
+    this.worker = engineWorker().then((started) => {
+      if (this.closed) return null;
+      started.addEventListener("message", this.listener);
+      started.postMessage(JSON.stringify({ type: "open", table }));
+      started.postMessage(JSON.stringify({ type: "hello" }));
+      return started;
+    });
     onStatus("open");
   }
 
@@ -84,11 +98,13 @@ export class EngineSocket {
   }
 
   send(message) {
-    if (this.worker && !this.closed) this.worker.postMessage(JSON.stringify(message));
+    this.worker?.then((started) => {
+      if (started && !this.closed) started.postMessage(JSON.stringify(message));
+    });
   }
 
   close() {
     this.closed = true;
-    this.worker?.removeEventListener("message", this.listener);
+    this.worker?.then((started) => started?.removeEventListener("message", this.listener));
   }
 }
