@@ -4,7 +4,8 @@ other site involved (docs/browser.md). Run by ``make setup``.
 
 ``npm ci`` installs the package into node_modules/ (its lock file pins it); the files
 a browser needs are copied into src/sternhalma/web/pyodide/ (git-ignored). Without
-npm this says so and stops: the server then plays local games on its own tables.
+npm this says so and copies nothing: the server then plays local games on its own
+tables (and ``make setup`` asks again next time).
 """
 
 from __future__ import annotations
@@ -29,13 +30,18 @@ FILES = (
 )
 
 
-def install() -> None:
-    """``npm ci`` when node_modules does not hold the locked Pyodide yet."""
+def install() -> bool:
+    """``npm ci`` when node_modules does not hold the locked Pyodide yet; False without npm."""
     if installed_version() == wanted_version():
-        return
+        return True
     if shutil.which("npm") is None:
-        sys.exit("npm is not installed: local games will be played on the server (docs/browser.md)")
+        print(
+            "npm is not installed: local games will be played on the server (docs/browser.md)",
+            file=sys.stderr,
+        )
+        return False
     subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=ROOT, check=True)
+    return True
 
 
 def wanted_version() -> str:
@@ -61,5 +67,5 @@ def copy() -> None:
 
 
 if __name__ == "__main__":
-    install()
-    copy()
+    if install():
+        copy()
