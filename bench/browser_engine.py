@@ -187,15 +187,22 @@ def strength(games: int, seed: int) -> None:
         script.write_text(f"(async () => {{ {NODE_GAMES} }})();")
         code = PYTHON_GAMES.replace("GAMES, SEED", f"{games}, {seed}")
         started = time.perf_counter()
-        done = subprocess.run(
+        # Each game is printed as it ends: a run cut short still says what it played.
+        with subprocess.Popen(
             ["node", str(script), str(pyodide), str(wheel), code],
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            check=False,
-        )
-    if done.returncode != 0:
-        sys.exit(done.stderr[-2000:])
-    lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+        ) as node:
+            assert node.stdout is not None and node.stderr is not None
+            lines = []
+            for line in node.stdout:
+                if line.startswith("{"):
+                    lines.append(json.loads(line))
+                    print(line.strip(), flush=True)
+            errors = node.stderr.read()
+        if node.returncode != 0 or not lines or "won" not in lines[-1]:
+            sys.exit(errors[-2000:])
     summary = lines[-1]
     print(
         f"Pyodide: Hard (1 s a move, by time) won {summary['won']} of {summary['games']} "
