@@ -201,7 +201,7 @@ def strength(games: int, seed: int) -> None:
                     lines.append(json.loads(line))
                     print(line.strip(), flush=True)
             errors = node.stderr.read()
-        if node.returncode != 0 or not lines or "won" not in lines[-1]:
+        if node.returncode != 0 or not lines or "games" not in lines[-1]:
             sys.exit(errors[-2000:])
     summary = lines[-1]
     print(
