@@ -21,7 +21,12 @@ $(BIN)/sternhalma: pyproject.toml $(CORE_SOURCES) $(MODULES)
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(BIN)/sternhalma
 
-setup: $(BIN)/sternhalma
+# Pyodide from npm among the web files: local games run in the browser (docs/browser.md).
+PYODIDE := src/sternhalma/web/pyodide/pyodide.mjs
+$(PYODIDE): package.json package-lock.json tools/build_browser.py
+	$(PYTHON) tools/build_browser.py
+
+setup: $(BIN)/sternhalma $(PYODIDE)
 
 # The web app on 127.0.0.1:8000; a browser tab opens where there is one.
 # ARGS go to `sternhalma serve`: make run ARGS="--host 0.0.0.0 --port 8080".
@@ -30,8 +35,8 @@ run: setup
 	$(BIN)/sternhalma serve --open $(ARGS)
 
 lint: setup
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench tools
+	$(BIN)/ruff format --check src tests bench tools
 	$(BIN)/mypy src
 
 # The browser tests drive Debian's Chromium (never a downloaded browser build).
@@ -71,4 +76,4 @@ test: lint browser services sanitize pure
 	$(BIN)/pytest
 
 clean:
-	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache node_modules src/sternhalma/web/pyodide

@@ -100,6 +100,11 @@ def open_browser_later(url: str, delay: float = 1.0) -> None:
     help="Table connections one client address may have open at once.",
 )
 @setting(
+    "--server-engine",
+    is_flag=True,
+    help="Play local games on the server's tables, not in the browser (docs/browser.md).",
+)
+@setting(
     "--max-new-tables",
     default=120,
     show_default=True,
@@ -226,6 +231,7 @@ def serve(
     think_timeout: float,
     allowed_origins: tuple[str, ...],
     max_connections: int,
+    server_engine: bool,
     max_new_tables: int,
     debug: bool,
     max_seat_changes: int,
@@ -314,6 +320,7 @@ def serve(
     options["keep_finished"] = keep_finished_days * 24 * HOUR
     options["host"] = host
     options["debug"] = debug
+    options["server_engine"] = server_engine
     settings = Settings(**options)  # type: ignore[arg-type]
     # The port and the database are checked before anything is announced: each
     # problem is one line saying what to do, not a traceback after "sternhalma is at".

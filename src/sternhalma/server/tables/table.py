@@ -23,12 +23,12 @@ from sternhalma.rating import is_rated
 from sternhalma.records import write_record
 from sternhalma.rules import find_variant
 from sternhalma.rules.base import Ruleset
-from sternhalma.rules.race import RaceRules
 from sternhalma.server.protocol import TableError
 from sternhalma.server.storage.identities import share_an_address
 from sternhalma.server.storage.stored import RatedGame, StoredClock, StoredTable, wall_ms
 from sternhalma.server.storage.tokens import hash_secret
 from sternhalma.server.tables.seats import Seat
+from sternhalma.table_view import legal_paths, move_list, result_of, seat_progress
 
 
 def parse_moves_made(rules: Ruleset, value: object) -> tuple[int, ...] | None:
@@ -337,30 +337,9 @@ class Table:
             and self.seats[turn].kind in ("person", "online")
             and self.thinking is None
         ):
-            names = rules.board.names
-            legal = [[names[h] for h in move] for move in self._choices()]
-        places = game.places
-        seats = []
-        for s, seat in enumerate(self.seats):
-            entry: dict[str, Any] = {
-                "colour": rules.seats[s],
-                **seat.public(),
-                "moves": game.moves_made(s),
-                "status": game.status(s),
-                "place": places.get(s),
-            }
-            if isinstance(rules, RaceRules):
-                entry["home"] = rules.in_goal(position, s)
-                entry["of"] = rules.marbles_per_seat
-            if position.captured:
-                entry["captured"] = position.captured[s]
-            seats.append(entry)
-        moves = []
-        ply = 0
-        for action in self.actions:
-            if action.move is not None:
-                ply += 1
-                moves.append({"ply": ply, "seat": action.seat, "text": action.move})
+            legal = legal_paths(game)
+        seats = [{**seat_progress(game, s), **seat.public()} for s, seat in enumerate(self.seats)]
+        moves = move_list((a.seat, a.move) for a in self.actions if a.move is not None)
         return {
             "id": self.id,
             "v": self.version,
@@ -391,11 +370,6 @@ class Table:
             "watchers": watchers,
         }
 
-    def _choices(self) -> list[Move]:
-        """The moves offered to a person: one per resulting position (capture has many
-        paths to the same position; the player needs only one of them)."""
-        return self.rules.distinct_moves(self.game.position)
-
     def _result(self) -> dict[str, Any]:
         aborted = self.aborted
         if aborted is not None:
@@ -413,15 +387,7 @@ class Table:
                 "reason": f"{reason}: nobody wins, and it is not rated.",
                 "seat": aborted.seat,
             }
-        result = self.game.result
-        assert result is not None
-        return {
-            "places": list(result.places),
-            "team_places": list(result.team_places),
-            "ending": result.ending,
-            "reason": result.reason,
-            "seat": result.seat,
-        }
+        return result_of(self.game)
 
     def rated_game(self) -> RatedGame | None:
         """The finished game for the ratings, when this table is rated and not yet rated."""

@@ -49,6 +49,7 @@ from sternhalma.server.web.admission import AddressLimits, Admission, Capacity, 
 from sternhalma.server.web.connection import Connection
 from sternhalma.server.web.guard import Guard
 from sternhalma.server.web.layout import catalogue
+from sternhalma.server.web.offline import add_offline, pyodide_ready
 from sternhalma.server.web.pages import add_pages, not_found_page
 from sternhalma.server.web.passkeys import passkeys_router
 from sternhalma.server.web.pool_socket import router as pool_router
@@ -91,6 +92,9 @@ class Settings:
     host: str = "127.0.0.1"
     #: Serve the API's description (/openapi.json): for developing only.
     debug: bool = False
+    #: Local games on the server's tables even where the browser could run them
+    #: (docs/browser.md); they are anyway when Pyodide was not built.
+    server_engine: bool = False
     #: How fast one websocket may send.
     limits: Limits = field(default_factory=Limits)
     #: Connections, new tables, sits, analyses, reviews, hints of one client address
@@ -231,6 +235,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "levels": list(LEVELS),
             "protocol": PROTOCOL_VERSION,
             "public_url": settings.public_url,
+            # Where a local game runs: in the browser (Pyodide) or on this server.
+            "engine": "server"
+            if settings.server_engine or not pyodide_ready(settings.web_root)
+            else "browser",
         }
 
     @app.post("/api/tables")
@@ -383,6 +391,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_api_route("/puzzles", index, include_in_schema=False)
     app.add_api_route("/learn", index, include_in_schema=False)
     app.include_router(puzzles_router)
+    add_offline(app, web)
     app.mount("/static", StaticFiles(directory=web), name="static")
     add_pages(app, web, RULES_TEXT)
     return app

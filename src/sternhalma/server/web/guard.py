@@ -26,9 +26,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 #: Sent with every response: nothing may be loaded from another site, run inline or
 #: framed; no sniffing a JSON answer into a script; no address given away as a referrer.
+#: WebAssembly may be compiled (Pyodide, the local game's Python: docs/browser.md), not eval.
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
-        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+        "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; "
         "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
         "frame-ancestors 'none'; form-action 'self'"
     ),

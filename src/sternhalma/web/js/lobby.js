@@ -4,6 +4,7 @@
 
 import { option, storedObject } from "./dom.js";
 import { catalogue, createTable, identity, openTables } from "./api.js";
+import { browserEngine, createLocalTable } from "./engine.js";
 import { ratingBadge, unratedForMe } from "./account-api.js";
 import { LIVE_SECTION, showLive } from "./lobby-live.js";
 import { swatch } from "./svg.js";
@@ -47,6 +48,7 @@ export async function showLobby(root, navigate) {
           <label class="game-choice"><input type="radio" name="where" value="here"><span data-i18n="lobby.here"></span></label>
           <label class="game-choice"><input type="radio" name="where" value="online"><span data-i18n="lobby.online"></span></label>
         </fieldset>
+        <p class="hint" id="engine-note" role="status"></p>
         <fieldset class="seats">
           <legend data-i18n="lobby.seats"></legend>
           <p class="hint" id="seats-help"></p>
@@ -96,6 +98,8 @@ export async function showLobby(root, navigate) {
   const variantsOf = (game) => data.variants.filter((v) => v.game === game);
   const current = () => data.variants.find((v) => v.id === variantSelect.value);
   const online = () => choice.where === "online";
+  // Local games run in this browser when it can (docs/browser.md), else on the server.
+  const inBrowser = browserEngine(data);
 
   function fillVariants() {
     const list = variantsOf(choice.game);
@@ -157,7 +161,17 @@ export async function showLobby(root, navigate) {
     rule.title = rated ? t("lobby.deadlineRated") : "";
   }
 
+  /** Where this game runs: in this browser or on the server; online play needs the network. */
+  function fillEngine() {
+    const offline = !navigator.onLine;
+    const key = online() ? (offline ? "lobby.needsNetwork" : null) : inBrowser ? "lobby.engineBrowser" : "lobby.engineServer";
+    $("#engine-note").textContent = key ? t(key) : "";
+    $("#engine-note").dataset.engine = online() ? "online" : inBrowser ? "browser" : "server";
+    $("#start").disabled = online() && offline;
+  }
+
   function fillOnline() {
+    fillEngine();
     $("#online-options").hidden = !online();
     fillDeadline();
     if (!online()) return;
@@ -298,7 +312,7 @@ export async function showLobby(root, navigate) {
     const button = $("#start");
     button.disabled = true;
     try {
-      const table = await createTable(body);
+      const table = online() || !inBrowser ? await createTable(body) : createLocalTable(body);
       navigate(`/table/${table.id}`);
     } catch (error) {
       const reason = has(`error.${error.code}`) ? t(`error.${error.code}`) : error.message;
@@ -314,6 +328,8 @@ export async function showLobby(root, navigate) {
     fillSeats();
   };
   document.addEventListener("languagechange", relabel);
+  window.addEventListener("online", fillEngine);
+  window.addEventListener("offline", fillEngine);
   update();
   const leavePool = showPool($("#pool-card"), navigate, data);
   refreshOpen();
@@ -324,5 +340,7 @@ export async function showLobby(root, navigate) {
     clearInterval(timer);
     stopLive();
     document.removeEventListener("languagechange", relabel);
+    window.removeEventListener("online", fillEngine);
+    window.removeEventListener("offline", fillEngine);
   };
 }

@@ -1,5 +1,6 @@
 // The single-page app: language, routes (lobby, table, how to play) and links.
 
+import { catalogue } from "./api.js";
 import { LANGUAGES, language, preferredLanguage, setLanguage, t, translate } from "./i18n.js";
 import { showAccount } from "./account.js";
 import { showAnalysis } from "./analysis.js";
@@ -96,6 +97,18 @@ async function start() {
   for (const option of picker.options) option.disabled = !LANGUAGES.includes(option.value);
   await route();
   document.body.dataset.ready = "true";
+  keepForOffline();
+}
+
+/** Where local games run in this browser, the service worker keeps the app for playing
+ * offline (docs/browser.md); a server that plays them itself needs no copy. */
+async function keepForOffline() {
+  if (!("serviceWorker" in navigator)) return;
+  try {
+    if ((await catalogue()).engine === "browser") await navigator.serviceWorker.register("/sw.js");
+  } catch {
+    // Offline before any visit, or a browser that refuses: the app works without it.
+  }
 }
 
 start();

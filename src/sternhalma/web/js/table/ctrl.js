@@ -1,9 +1,11 @@
 // The table's controller: the state the server sent, what this browser asks of it and
 // the socket's reconnects (docs/protocol.md). The server is authoritative: this sends
 // intentions and keeps the state that comes back. No DOM here: after every change the
-// views (view-*.js) draw the table again from this object.
+// views (view-*.js) draw the table again from this object. A local table (docs/browser.md)
+// is the same conversation with the engine's worker in this browser instead of the server.
 
 import { identity, rememberIdentity, rememberToken, tokenFor, TableSocket } from "../api.js";
+import { EngineSocket, isLocal } from "../engine.js";
 import { has, t } from "../i18n.js";
 import { recordGame } from "../records.js";
 
@@ -39,7 +41,9 @@ export class TableCtrl {
     this.publicUrl = null; // the address to share links with (serve --public-url)
     this.inbox = [];
     this.working = false;
-    this.socket = new TableSocket(
+    this.local = isLocal(id); // played in this browser's engine, not on the server
+    this.recordUrl = null; // a local game's record, as a file to download
+    this.socket = new (this.local ? EngineSocket : TableSocket)(
       id,
       (message) => {
         this.inbox.push(message);
@@ -111,9 +115,9 @@ export class TableCtrl {
         this.hooks.redraw();
         break;
       case "error":
-        if (!this.state && message.code === "no-table") {
+        if (!this.state && (message.code === "no-table" || message.code === "engine-failed")) {
           this.close();
-          this.hooks.missing();
+          this.hooks.missing(message.code === "engine-failed" ? message.message : null);
           return;
         }
         this.notice = has(`error.${message.code}`) ? t(`error.${message.code}`) : message.message;
@@ -139,6 +143,11 @@ export class TableCtrl {
           this.hooks.redraw();
         }
         break;
+      case "record":
+        if (this.recordUrl) URL.revokeObjectURL(this.recordUrl);
+        this.recordUrl = URL.createObjectURL(new Blob([message.text], { type: "text/plain" }));
+        if (this.state) this.hooks.redraw();
+        break;
       case "look":
         if (this.viewing === message.ply) {
           this.looked = message;
@@ -154,8 +163,8 @@ export class TableCtrl {
     if (this.state && message.v <= this.state.v) return; // already seen (a reconnect's overlap)
     const event = message.event;
     if (event.kind === "move" && this.state && this.viewing === null) await this.hooks.animate(event);
-    if (event.kind === "rematch" && this.mySeats.length && tokenFor(this.id)) {
-      rememberToken(event.table, tokenFor(this.id));
+    if (event.kind === "rematch" && this.mySeats.length && (this.local || tokenFor(this.id))) {
+      if (!this.local) rememberToken(event.table, tokenFor(this.id));
       this.setState(message.state);
       this.hooks.navigate(`/table/${event.table}`);
       return;
@@ -172,6 +181,7 @@ export class TableCtrl {
     this.pending = false;
     this.hint = null;
     if (state.over && this.mySeats.length && recordGame(state)) this.recorded = true;
+    if (state.over && this.local && !this.recordUrl) this.socket.send({ type: "record" });
     this.hooks.redraw();
   }
 
@@ -278,5 +288,6 @@ export class TableCtrl {
 
   close() {
     this.socket.close();
+    if (this.recordUrl) URL.revokeObjectURL(this.recordUrl);
   }
 }

@@ -103,7 +103,7 @@ export async function showTable(root, id, navigate) {
     animate: (event) => board.animate(event),
     confirmOut: () => ask(t("confirm.out"), t("confirm.play"), t("confirm.cancel")),
     navigate,
-    missing: () => showMissing(root),
+    missing: (why) => showMissing(root, why),
     heard: (message) => sound.heard(message),
   });
   ctrl.publicUrl = data.public_url || null;
@@ -164,10 +164,12 @@ export async function showTable(root, id, navigate) {
   };
 }
 
-/** An unknown table: the message and the way back, none of a table's buttons. */
-function showMissing(root) {
-  root.innerHTML = `<section class="missing card"><h1></h1>
+/** An unknown table (or a local one whose engine would not load, ``why``): the message
+ * and the way back, none of a table's buttons. */
+function showMissing(root, why = null) {
+  root.innerHTML = `<section class="missing card"><h1></h1><p class="hint"></p>
     <a href="/" data-link class="button" data-i18n="action.lobby"></a></section>`;
   translate(root);
-  root.querySelector("h1").textContent = t("error.no-table");
+  root.querySelector("h1").textContent = t(why ? "error.engine-failed" : "error.no-table");
+  root.querySelector("p").textContent = why || "";
 }

@@ -67,7 +67,13 @@ export function resultView($, ctrl) {
     renderPlaces();
     renderRatings();
     renderRematch();
-    $("#download").href = `/api/tables/${encodeURIComponent(id)}/record`;
+    // A local game's record comes from the engine in this browser; the analysis board
+    // works on the server's tables.
+    const download = $("#download");
+    download.href = ctrl.local ? ctrl.recordUrl || "" : `/api/tables/${encodeURIComponent(id)}/record`;
+    if (ctrl.local) download.download = `sternhalma-${state.variant}-${id}.txt`;
+    download.hidden = ctrl.local && !ctrl.recordUrl;
+    $("#analyse").hidden = ctrl.local;
     $("#analyse").href = `/analysis?table=${encodeURIComponent(id)}`;
   };
 }

@@ -1,0 +1,71 @@
+"""Put Pyodide (the npm package ``pyodide``, pinned in package.json) among the web app's
+files, so the server serves it itself and the local game runs in the browser with no
+other site involved (docs/browser.md). Run by ``make setup``.
+
+``npm ci`` installs the package into node_modules/ (its lock file pins it); the files
+a browser needs are copied into src/sternhalma/web/pyodide/ (git-ignored). Without
+npm this says so and copies nothing: the server then plays local games on its own
+tables (and ``make setup`` asks again next time).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "node_modules" / "pyodide"
+TARGET = ROOT / "src" / "sternhalma" / "web" / "pyodide"
+#: What loadPyodide fetches for the core interpreter and its standard library.
+FILES = (
+    "pyodide.mjs",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "pyodide-lock.json",
+    "package.json",
+)
+
+
+def install() -> bool:
+    """``npm ci`` when node_modules does not hold the locked Pyodide yet; False without npm."""
+    if installed_version() == wanted_version():
+        return True
+    if shutil.which("npm") is None:
+        print(
+            "npm is not installed: local games will be played on the server (docs/browser.md)",
+            file=sys.stderr,
+        )
+        return False
+    subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=ROOT, check=True)
+    return True
+
+
+def wanted_version() -> str:
+    """The Pyodide package.json pins."""
+    return str(json.loads((ROOT / "package.json").read_text())["dependencies"]["pyodide"])
+
+
+def installed_version() -> str | None:
+    try:
+        return str(json.loads((PACKAGE / "package.json").read_text())["version"])
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def copy() -> None:
+    TARGET.mkdir(parents=True, exist_ok=True)
+    for name in FILES:
+        source, target = PACKAGE / name, TARGET / name
+        if not target.exists() or target.read_bytes() != source.read_bytes():
+            shutil.copyfile(source, target)
+    size = sum((TARGET / name).stat().st_size for name in FILES)
+    print(f"Pyodide copied into {TARGET.relative_to(ROOT)} ({size / 1e6:.1f} MB)")
+
+
+if __name__ == "__main__":
+    if install():
+        copy()
