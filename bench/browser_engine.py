@@ -145,10 +145,9 @@ py.runPython(process.argv[4]);
 
 PYTHON_GAMES = r"""
 import json, sys, time
-from sternhalma.browser import UNBOUNDED_NODES
+from sternhalma.browser import BROWSER_LIMIT
 from sternhalma.game import Game
-from sternhalma.players import HardPlayer, make_player
-from sternhalma.players.hard import DEFAULT_BUDGET
+from sternhalma.players import make_player
 
 games, seed = GAMES, SEED
 won = 0
@@ -156,16 +155,17 @@ nodes = seconds = 0.0
 for g in range(games):
     hard_seat = g % 2
     game = Game("classic-2")
-    hard = HardPlayer(seed + g, nodes=UNBOUNDED_NODES)
+    hard = make_player("hard", seed + g)
     medium = make_player("medium", seed + g)
     while not game.is_over:
         if game.turn == hard_seat:
             started = time.perf_counter()
-            move = hard.choose(game, DEFAULT_BUDGET)
+            choice = hard.choose(game, BROWSER_LIMIT)
             seconds += time.perf_counter() - started
-            nodes += hard.last.nodes if hard.last is not None else 0
+            nodes += choice.info.nodes
+            move = choice.move
         else:
-            move = medium.choose(game, None)
+            move = medium.choose(game).move
         game.play(move)
     first = game.result.places[hard_seat] == 1 and list(game.result.places).count(1) == 1
     won += first

@@ -31,8 +31,9 @@ from sternhalma.errors import SternhalmaError
 from sternhalma.game import Game
 from sternhalma.jsontext import JsonTextError, read_json
 from sternhalma.notation import position_from_json, position_to_dict, position_to_json
-from sternhalma.players import LEVELS, HardPlayer, Player, make_player
-from sternhalma.players.hard import DEFAULT_BUDGET
+from sternhalma.players import LEVELS, make_player
+from sternhalma.players.choice import Limit
+from sternhalma.players.timeman import DEFAULT_SECONDS
 from sternhalma.position import Move
 from sternhalma.records import write_record
 from sternhalma.rules import find_variant
@@ -45,10 +46,12 @@ PROTOCOL = 2
 #: a whole game and may be longer.
 MAX_MESSAGE = 4096
 MAX_OPEN = 1_000_000
-#: Hard in the browser searches until its time is up: the pure-Python search runs
-#: fewer nodes a second than the server's compiled core (docs/browser.md), so an
-#: allowance in nodes would make it slower, not stronger. This many nodes never end it.
+#: The computer's limit in the browser: Hard searches until its time is up (the
+#: pure-Python search runs fewer nodes a second than the server's compiled core,
+#: docs/browser.md, so an allowance in nodes would make it slower, not stronger: this
+#: many nodes never end it).
 UNBOUNDED_NODES = 10**9
+BROWSER_LIMIT = Limit(seconds=DEFAULT_SECONDS, nodes=UNBOUNDED_NODES)
 #: The level a hint is the move of: the strongest.
 HINT_LEVEL = LEVELS[-1]
 #: The table kinds of seat on one screen.
@@ -308,16 +311,11 @@ class LocalTable:
             event["removed"] = rules.board.names_of(removed)
         return event
 
-    def player(self, level: str, seed: int) -> Player:
-        """The computer at ``level``; Hard searches by time here (UNBOUNDED_NODES)."""
-        if level == "hard":
-            return HardPlayer(seed, nodes=UNBOUNDED_NODES)
-        return make_player(level, seed)
-
     def choose(self, level: str) -> str:
-        """The move text ``level`` chooses for the seat to move."""
+        """The move text ``level`` chooses for the seat to move (``BROWSER_LIMIT``)."""
         game = self.game.copy()
-        move = self.player(level, self.seed + len(self.actions)).choose(game, DEFAULT_BUDGET)
+        player = make_player(level, self.seed + len(self.actions))
+        move = player.choose(game, BROWSER_LIMIT).move
         return self.rules.format_move(move)
 
 
