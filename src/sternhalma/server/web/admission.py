@@ -97,8 +97,10 @@ class Capacity:
     """The bounded work of this server beside the rates."""
 
     #: Threads for the CPU work of requests (records, legal moves), and the requests
-    #: that may wait for one (in each process); more are refused.
-    threads: int = 2
+    #: that may wait for one (in each process); more are refused. One: that work holds
+    #: the GIL, so a second thread adds no throughput and takes more time from the loop
+    #: (docs/measurements.md, the floods from 10 addresses).
+    threads: int = 1
     #: Places of the thinking that analyses, reviews and hints may hold at once (over
     #: the cluster with Redis); None: one fewer than this process's thinking
     #: processes (at least one) without Redis, one with it.
