@@ -83,6 +83,28 @@ def serve(folder: Path) -> tuple[str, Counted]:
     return f"http://127.0.0.1:{port}", app
 
 
+#: The marks (User Timing) the page and the engine's worker make, as times since the epoch.
+MARKS = (
+    "[performance.timeOrigin, performance.getEntriesByType('mark')"
+    ".map((m) => [m.name, performance.timeOrigin + m.startTime])]"
+)
+
+
+def timeline(page: Any, shown: float) -> list[tuple[str, float]]:
+    """Where the time to the first computer move went: seconds since the table page
+    opened at each mark of the page and the engine's worker (engine-worker.js), in order;
+    "shown" is when the bench saw the move on the board."""
+    opened, marks = page.evaluate(MARKS)
+    steps = [(name, at - opened) for name, at in marks]
+    for worker in page.workers:
+        if worker.url.endswith("/engine-worker.js"):
+            created, marks = worker.evaluate(MARKS)
+            steps.append(("worker-created", created - opened))
+            steps += [(name, at - opened) for name, at in marks]
+    steps.append(("shown", shown - opened))
+    return sorted(steps, key=lambda step: step[1])
+
+
 def load(verbose: bool = False) -> None:
     from playwright.sync_api import expect, sync_playwright
 
@@ -111,6 +133,8 @@ def load(verbose: bool = False) -> None:
                 page.goto(f"{url}/table/{table}")
                 expect(moves).to_have_count(1, timeout=180_000)
                 first_move = time.perf_counter() - started
+                shown = time.time() * 1000
+                steps = timeline(page, shown)
                 # Whatever the page and its workers still fetch (the service worker keeping
                 # the app and Pyodide) counts too.
                 page.wait_for_timeout(3000)
@@ -123,6 +147,7 @@ def load(verbose: bool = False) -> None:
                     f"{name:28} {counter.sent / 1e6:6.2f} MB in {counter.requests:3} requests; "
                     f"first computer move {first_move:5.2f} s after the page opened"
                 )
+                print("    " + ", ".join(f"{name} {at / 1000:.2f}" for name, at in steps))
                 if verbose:
                     for path, size in sorted(counter.by_path.items(), key=lambda x: -x[1])[:8]:
                         print(f"    {size / 1e6:6.2f} MB  {path}")

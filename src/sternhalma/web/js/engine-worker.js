@@ -8,6 +8,14 @@ import { loadPyodide } from "/static/pyodide/pyodide.mjs";
 
 /** The engine as the server builds it (server/web/offline.py). */
 const WHEEL = "/engine/sternhalma-0.1.0-py3-none-any.whl";
+const PYODIDE = "/static/pyodide/";
+/** The Cache Storage of the engine's snapshot: Pyodide's memory once Python has started and
+ * imported the engine (≈30 MB), made in this browser at the engine's first start and
+ * restored at the next ones instead of starting Python again, the most of a start here
+ * (docs/browser.md). Pyodide's own snapshots (the ``_makeSnapshot`` and ``_loadSnapshot``
+ * options, not public: the pinned version's); kept under the wheel's hash, so a changed
+ * engine makes a new one, and Pyodide refuses a snapshot of another build of itself. */
+const SNAPSHOTS = "engine-snapshot";
 /** Milliseconds between the computer's turn and its move being shown, as the server's
  * ``computer_pause``: a person can follow it. */
 const PAUSE = 600;
@@ -17,12 +25,69 @@ const ready = start();
 const inbox = [];
 let busy = false;
 
+/** Marks of the engine's start and the computer's first move, in the User Timing API:
+ * bench/browser_engine.py prints them. */
+function mark(name) {
+  if (!performance.getEntriesByName(name).length) performance.mark(name);
+}
+
 async function start() {
-  const pyodide = await loadPyodide({ indexURL: "/static/pyodide/" });
+  mark("worker-started");
   const response = await fetch(WHEEL);
   if (!response.ok) throw new Error(`the engine is not at ${WHEEL} (HTTP ${response.status})`);
-  pyodide.unpackArchive(await response.arrayBuffer(), "wheel");
+  const wheel = await response.arrayBuffer();
+  const key = `/engine/snapshot/${await sha256(wheel)}`;
+  let pyodide = await restored(key);
+  if (!pyodide) {
+    pyodide = await loadPyodide({ indexURL: PYODIDE, _makeSnapshot: true });
+    mark("pyodide-loaded");
+  }
+  pyodide.unpackArchive(wheel, "wheel"); // the files, for what the engine imports later
+  mark("wheel-unpacked");
+  if (!performance.getEntriesByName("snapshot-restored").length) {
+    pyodide.runPython("import sternhalma.browser");
+    keepSnapshot(key, pyodide.makeMemorySnapshot());
+  }
   tables = pyodide.pyimport("sternhalma.browser").LocalTables();
+  mark("engine-imported");
+}
+
+/** Pyodide restored from this browser's snapshot of it for this engine, or null: none
+ * kept, no Cache Storage, or one Pyodide refuses (another build of it). */
+async function restored(key) {
+  try {
+    const kept = self.caches && (await (await caches.open(SNAPSHOTS)).match(key));
+    if (!kept) return null;
+    const pyodide = await loadPyodide({
+      indexURL: PYODIDE,
+      _loadSnapshot: new Uint8Array(await kept.arrayBuffer()),
+    });
+    mark("snapshot-restored");
+    return pyodide;
+  } catch (error) {
+    console.warn("the engine's snapshot was not restored; starting afresh", error);
+    await caches.delete(SNAPSHOTS);
+    return null;
+  }
+}
+
+/** Keeps the snapshot (Python started, the engine imported, nothing of a game yet) in
+ * place of any other: the next start of this engine restores it. */
+async function keepSnapshot(key, bytes) {
+  if (!self.caches) return;
+  try {
+    await caches.delete(SNAPSHOTS);
+    const cache = await caches.open(SNAPSHOTS);
+    await cache.put(key, new Response(bytes, { headers: { "Content-Type": "application/octet-stream" } }));
+    mark("snapshot-kept");
+  } catch (error) {
+    console.warn("the engine's snapshot was not kept", error); // full storage: start afresh next time
+  }
+}
+
+async function sha256(bytes) {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return Array.from(digest.subarray(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** Posts the answers (a JSON list) to the page as one text. */
@@ -49,7 +114,9 @@ async function drain() {
   try {
     await ready;
     while (inbox.length) {
-      post(tables.receive(inbox.shift()));
+      const answers = tables.receive(inbox.shift());
+      if (answers.includes('"welcome"')) mark("welcome");
+      post(answers);
       await computerTurns();
     }
   } catch (error) {
@@ -69,9 +136,12 @@ async function computerTurns() {
     post(thinking);
     await sleep(0); // the page hears "thinking" before the search holds this worker
     const started = performance.now();
+    mark("think");
     const choice = tables.think();
+    mark("thought");
     await sleep(PAUSE - (performance.now() - started));
     while (inbox.length) post(tables.receive(inbox.shift()));
     post(tables.computer_plays(choice));
+    mark("moved");
   }
 }

@@ -45,6 +45,7 @@ let worker = null;
  * kept once, not fetched again for keeping. */
 function engineWorker() {
   if (!worker) worker = controlled().then(() => {
+    performance.mark("engine-worker"); // bench/browser_engine.py prints the marks
     const started = new Worker("/static/js/engine-worker.js", { type: "module" });
     // Once the engine has loaded (its first answer) the service worker keeps whatever of
     // Pyodide it has not kept yet, for playing offline (docs/browser.md).
