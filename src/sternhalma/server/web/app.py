@@ -18,7 +18,6 @@ from typing import Any
 import platformdirs
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.responses import FileResponse, JSONResponse, Response
-from fastapi.staticfiles import StaticFiles
 from starlette.requests import ClientDisconnect
 
 from sternhalma.clock import TimeSource, monotonic_ms
@@ -49,7 +48,7 @@ from sternhalma.server.web.admission import AddressLimits, Admission, Capacity, 
 from sternhalma.server.web.connection import Connection
 from sternhalma.server.web.guard import Guard
 from sternhalma.server.web.layout import catalogue
-from sternhalma.server.web.offline import add_offline, pyodide_ready
+from sternhalma.server.web.offline import Precompressed, add_offline, pyodide_ready
 from sternhalma.server.web.pages import add_pages, not_found_page
 from sternhalma.server.web.passkeys import passkeys_router
 from sternhalma.server.web.pool_socket import router as pool_router
@@ -392,7 +391,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_api_route("/learn", index, include_in_schema=False)
     app.include_router(puzzles_router)
     add_offline(app, web)
-    app.mount("/static", StaticFiles(directory=web), name="static")
+    app.mount("/static", Precompressed(directory=web), name="static")
     add_pages(app, web, RULES_TEXT)
     return app
 

@@ -39,6 +39,11 @@ export function createLocalTable(body) {
 
 let worker = null;
 
+// A local table's page starts the engine as soon as this script runs: index.html loads it
+// before the app's other scripts, as starting Pyodide is the longest wait of the page.
+const opened = /^\/table\/(local-[0-9a-f]+)$/.exec(location.pathname);
+if (opened && storedObject(LOCAL)[opened[1]]) engineWorker();
+
 /** The one engine worker of this page, started at the first local table (Pyodide loads
  * only when a local game is played). Where the service worker is being installed (a first
  * visit), it waits for it a moment, so that Pyodide's download goes through it and is
