@@ -5,8 +5,10 @@ and the engine's wheel that Pyodide loads (server/web/offline.py)."""
 from __future__ import annotations
 
 import ast
+import gzip
 import io
 import json
+import os
 import subprocess
 import sys
 import zipfile
@@ -22,7 +24,10 @@ from sternhalma.server.storage.store import database_url
 from sternhalma.server.tables.seats import Seat
 from sternhalma.server.tables.table import Table
 from sternhalma.server.web.app import Settings, create_app
-from sternhalma.server.web.offline import WHEEL_URL, engine_wheel
+from sternhalma.server.web.offline import WHEEL_URL, accepts_gzip, engine_wheel, pyodide_files
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+from build_browser import COMPRESSED, compress
 
 PERSON = {"kind": "person"}
 EASY = {"kind": "computer", "level": "easy"}
@@ -334,3 +339,72 @@ def test_the_lobby_is_told_where_local_games_run(tmp_path: Path) -> None:
     told = Settings(database_url=url, workers=1, web_root=web, server_engine=True)
     with Client(create_app(told)) as client:
         assert client.get("/api/variants").json()["engine"] == "server"
+
+
+def test_pyodides_big_files_are_sent_gzip_compressed_and_decode_to_the_same_bytes(
+    tmp_path: Path,
+) -> None:
+    web = tmp_path / "web"
+    (web / "pyodide").mkdir(parents=True)
+    (web / "index.html").write_text("<main id=app></main>")
+    (web / "sw.js").write_text("")
+    # Like WebAssembly: long runs of the same bytes among others.
+    wasm = b"\0asm\1\0\0\0" + bytes(range(256)) * 2000 + b"\0" * 100_000
+    for name in COMPRESSED:
+        (web / "pyodide" / name).write_bytes(wasm if name.endswith(".wasm") else b"x" * 5000)
+    (web / "pyodide" / "python_stdlib.zip").write_bytes(b"PK" + bytes(range(256)) * 40)
+    compress(web / "pyodide")
+    assert pyodide_files(web) == [
+        f"/static/pyodide/{name}" for name in sorted([*COMPRESSED, "python_stdlib.zip"])
+    ]
+    url = "/static/pyodide/pyodide.asm.wasm"
+    settings = Settings(database_url=database_url(str(tmp_path / "t.db")), workers=1, web_root=web)
+    with Client(create_app(settings)) as client:
+        packed = client.get(url, headers={"Accept-Encoding": "gzip, br"})
+        assert packed.headers["content-encoding"] == "gzip"
+        assert packed.headers["content-type"] == "application/wasm"
+        assert packed.headers["vary"] == "Accept-Encoding"
+        assert int(packed.headers["content-length"]) < len(wasm) / 10
+        assert packed.content == wasm  # decoded by the client
+        again = client.get(
+            url, headers={"Accept-Encoding": "gzip", "If-None-Match": packed.headers["etag"]}
+        )
+        assert again.status_code == 304
+
+        plain = client.get(url, headers={"Accept-Encoding": "identity"})
+        assert "content-encoding" not in plain.headers and plain.content == wasm
+        assert plain.headers["etag"] != packed.headers["etag"]
+        assert plain.headers["vary"] == "Accept-Encoding"
+        part = client.get(url, headers={"Accept-Encoding": "gzip", "Range": "bytes=0-7"})
+        assert part.status_code == 206 and part.content == wasm[:8]
+        assert "content-encoding" not in part.headers
+
+        # A file with no gzip copy, and a copy older than its file, are sent as they are.
+        stdlib = client.get(
+            "/static/pyodide/python_stdlib.zip", headers={"Accept-Encoding": "gzip"}
+        )
+        assert "content-encoding" not in stdlib.headers
+        (web / "pyodide" / "pyodide.asm.wasm").write_bytes(wasm[:1000])
+        copy = web / "pyodide" / "pyodide.asm.wasm.gz"
+        older = (web / "pyodide" / "pyodide.asm.wasm").stat().st_mtime - 10
+        os.utime(copy, (older, older))
+        stale = client.get(url, headers={"Accept-Encoding": "gzip"})
+        assert "content-encoding" not in stale.headers and stale.content == wasm[:1000]
+    compress(web / "pyodide")  # the tool writes the copy again
+    assert gzip.decompress((web / "pyodide" / "pyodide.asm.wasm.gz").read_bytes()) == wasm[:1000]
+
+
+@pytest.mark.parametrize(
+    ("header", "takes"),
+    [
+        ("gzip", True),
+        ("deflate, gzip;q=0.5", True),
+        ("GZIP", True),
+        ("gzip;q=0", False),
+        ("br", False),
+        ("", False),
+        ("x-gzip", False),
+    ],
+)
+def test_which_browsers_take_gzip(header: str, takes: bool) -> None:
+    assert accepts_gzip(header) is takes

@@ -67,13 +67,18 @@ def copy() -> None:
         source, target = PACKAGE / name, TARGET / name
         if not target.exists() or target.read_bytes() != source.read_bytes():
             shutil.copyfile(source, target)
-    for name in COMPRESSED:
-        target, packed = TARGET / name, TARGET / f"{name}.gz"
-        if not packed.exists() or packed.stat().st_mtime < target.stat().st_mtime:
-            # No time in the header: the same file gives the same bytes.
-            packed.write_bytes(gzip.compress(target.read_bytes(), compresslevel=9, mtime=0))
+    compress(TARGET)
     size = sum((TARGET / name).stat().st_size for name in FILES)
     print(f"Pyodide copied into {TARGET.relative_to(ROOT)} ({size / 1e6:.1f} MB)")
+
+
+def compress(folder: Path) -> None:
+    """Writes ``NAME.gz`` beside each of COMPRESSED in ``folder`` that has none as new as
+    itself; no time in the header: the same file gives the same bytes."""
+    for name in COMPRESSED:
+        target, packed = folder / name, folder / f"{name}.gz"
+        if not packed.exists() or packed.stat().st_mtime < target.stat().st_mtime:
+            packed.write_bytes(gzip.compress(target.read_bytes(), compresslevel=9, mtime=0))
 
 
 if __name__ == "__main__":
