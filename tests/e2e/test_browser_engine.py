@@ -2,8 +2,9 @@
 
 A whole game against Hard makes no request once the page has loaded and plays with
 the network cut; the service worker opens and plays the local game offline after a
-first visit; the app is installable; without the browser engine the server's local
-tables play; the worker answers a bad message with a clear error.
+first visit; the engine starts again from the snapshot it kept; the app is installable;
+without the browser engine the server's local tables play; the worker answers a bad
+message with a clear error.
 """
 
 from __future__ import annotations
@@ -158,6 +159,62 @@ def test_the_service_worker_opens_and_plays_the_local_game_offline_after_a_first
     play_any_move(page)
     expect(page.locator("#move-list button[data-ply]")).to_have_count(2)  # the answer
     expect(status(page)).to_have_text("Your turn: pick a marble.")
+
+
+def engine_marks(page: Page) -> list[str]:
+    """The marks of the page's engine worker (engine-worker.js): how it started."""
+    for _ in range(100):
+        for worker in page.workers:
+            if worker.url.endswith("/engine-worker.js"):
+                marks: list[str] = worker.evaluate(
+                    "performance.getEntriesByType('mark').map((m) => m.name)"
+                )
+                return marks
+        page.wait_for_timeout(100)
+    raise AssertionError("the page has no engine worker")
+
+
+def wait_for_mark(page: Page, name: str) -> list[str]:
+    for _ in range(300):
+        marks = engine_marks(page)
+        if name in marks:
+            return marks
+        page.wait_for_timeout(100)
+    raise AssertionError(f"the engine worker never marked {name}: {engine_marks(page)}")
+
+
+def test_the_engine_starts_again_from_its_snapshot_and_plays(
+    context: BrowserContext, browser_server: str
+) -> None:
+    page = context.new_page()
+    start_local_game(page, browser_server, "hard")
+    # The first start: Python starts and imports the engine, and the snapshot is kept.
+    assert "pyodide-loaded" in wait_for_mark(page, "snapshot-kept")
+    play_any_move(page)
+    wait_for_my_turn(page, 2)
+
+    page.reload()
+    expect(status(page)).to_have_text("Your turn: pick a marble.", timeout=LOAD)
+    marks = engine_marks(page)
+    assert "snapshot-restored" in marks and "pyodide-loaded" not in marks, marks
+    play_any_move(page)
+    wait_for_my_turn(page, 4)  # the restored engine answers
+    expect(page.locator("#move-list button[data-ply]")).to_have_count(4)
+
+    # A snapshot Pyodide refuses is dropped: the engine starts afresh and keeps a new one.
+    page.evaluate(
+        """async () => {
+          const cache = await caches.open("engine-snapshot");
+          for (const key of await cache.keys()) await cache.put(key, new Response("not a snapshot"));
+        }"""
+    )
+    page.reload()
+    expect(status(page)).to_have_text("Your turn: pick a marble.", timeout=LOAD)
+    marks = wait_for_mark(page, "snapshot-kept")
+    assert "pyodide-loaded" in marks and "snapshot-restored" not in marks, marks
+    play_any_move(page)
+    wait_for_my_turn(page, 6)
+    expect(page.locator("#move-list button[data-ply]")).to_have_count(6)
 
 
 def test_the_app_is_installable_with_its_manifest_and_icons(
