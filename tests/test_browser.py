@@ -18,8 +18,11 @@ from typing import Any
 import pytest
 from helpers import Client
 
-from sternhalma.browser import MAX_MESSAGE, LocalTables
-from sternhalma.rules import VARIANTS
+import sternhalma.browser
+from sternhalma.browser import BOOK, MAX_MESSAGE, LocalTables
+from sternhalma.core import COMPILED
+from sternhalma.notation import position_from_json
+from sternhalma.rules import VARIANTS, find_variant
 from sternhalma.server.storage.store import database_url
 from sternhalma.server.tables.seats import Seat
 from sternhalma.server.tables.table import Table
@@ -28,6 +31,7 @@ from sternhalma.server.web.offline import WHEEL_URL, accepts_gzip, engine_wheel,
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 from build_browser import COMPRESSED, compress
+from make_book import book_move, start_positions
 
 PERSON = {"kind": "person"}
 EASY = {"kind": "computer", "level": "easy"}
@@ -253,6 +257,7 @@ def test_the_wheel_holds_the_engine_and_imports_only_the_standard_library(tmp_pa
     wheel = zipfile.ZipFile(io.BytesIO(engine_wheel()))
     names = wheel.namelist()
     assert "sternhalma/browser.py" in names and "sternhalma/players/hard.py" in names
+    assert "sternhalma/opening_book.json" in names
     assert not any(n.startswith(("sternhalma/server/", "sternhalma/cli/")) for n in names)
     for name in names:
         if name.endswith(".py"):
@@ -408,3 +413,35 @@ def test_pyodides_big_files_are_sent_gzip_compressed_and_decode_to_the_same_byte
 )
 def test_which_browsers_take_gzip(header: str, takes: bool) -> None:
     assert accepts_gzip(header) is takes
+
+
+def test_the_opening_book_has_every_variants_start_and_legal_moves() -> None:
+    assert set(BOOK) == set(start_positions().values())
+    for key, text in BOOK.items():
+        position = position_from_json(key)
+        rules = find_variant(position.rules.id)
+        assert rules.parse_move(position, text) in rules.legal_moves(position), (key, text)
+
+
+@pytest.mark.skipif(not COMPILED, reason="the book is the compiled Hard's")
+@pytest.mark.parametrize("variant", ["classic-6", "halma-4"])  # quick searches, by nodes
+def test_the_opening_book_is_what_the_tool_makes(variant: str) -> None:
+    assert BOOK[start_positions()[variant]] == book_move(variant)
+
+
+def test_the_browsers_hard_plays_the_books_first_move_and_searches_after(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    searched: list[str] = []
+
+    def player(level: str, seed: int) -> Any:
+        searched.append(level)
+        return make_player(level, seed)
+
+    make_player = sternhalma.browser.make_player
+    monkeypatch.setattr(sternhalma.browser, "make_player", player)
+    page = Page({"variant": "classic-2", "seats": [{"kind": "computer", "level": "hard"}, PERSON]})
+    first = page.computer()[-1]["event"]
+    assert "-".join(first["path"]) == BOOK[start_positions()["classic-2"]] and searched == []
+    page.move(page.state["legal"][0])
+    assert page.computer()[-1]["event"]["kind"] == "move" and searched == ["hard"]

@@ -43,13 +43,13 @@ SHELL_EXTRA = ("/", "/api/variants", "/manifest.webmanifest", WHEEL_URL)
 
 
 def engine_files(package: Path = PACKAGE) -> list[Path]:
-    """The engine's source files, in a fixed order."""
+    """The engine's source files (and its opening book), in a fixed order."""
     files = []
     for path in sorted(package.rglob("*")):
         relative = path.relative_to(package)
         if relative.parts[0] in LEFT_OUT or "__pycache__" in relative.parts:
             continue
-        if path.is_file() and (path.suffix == ".py" or path.name == "py.typed"):
+        if path.is_file() and (path.suffix in (".py", ".json") or path.name == "py.typed"):
             files.append(path)
     return files
 
