@@ -37,15 +37,13 @@ async function start() {
   if (!response.ok) throw new Error(`the engine is not at ${WHEEL} (HTTP ${response.status})`);
   const wheel = await response.arrayBuffer();
   const key = `/engine/snapshot/${await sha256(wheel)}`;
-  let pyodide = await restored(key);
-  if (!pyodide) {
-    pyodide = await loadPyodide({ indexURL: PYODIDE, _makeSnapshot: true });
-    mark("pyodide-loaded");
-  }
+  const kept = await restored(key);
+  const pyodide = kept || (await loadPyodide({ indexURL: PYODIDE, _makeSnapshot: true }));
+  mark(kept ? "snapshot-restored" : "pyodide-loaded");
   pyodide.unpackArchive(wheel, "wheel"); // the files, for what the engine imports later
   mark("wheel-unpacked");
-  if (!performance.getEntriesByName("snapshot-restored").length) {
-    pyodide.runPython("import sternhalma.browser");
+  if (!kept && self.caches) {
+    pyodide.runPython("import sternhalma.browser"); // nothing of a game in the snapshot
     keepSnapshot(key, pyodide.makeMemorySnapshot());
   }
   tables = pyodide.pyimport("sternhalma.browser").LocalTables();
@@ -58,15 +56,10 @@ async function restored(key) {
   try {
     const kept = self.caches && (await (await caches.open(SNAPSHOTS)).match(key));
     if (!kept) return null;
-    const pyodide = await loadPyodide({
-      indexURL: PYODIDE,
-      _loadSnapshot: new Uint8Array(await kept.arrayBuffer()),
-    });
-    mark("snapshot-restored");
-    return pyodide;
+    return await loadPyodide({ indexURL: PYODIDE, _loadSnapshot: new Uint8Array(await kept.arrayBuffer()) });
   } catch (error) {
     console.warn("the engine's snapshot was not restored; starting afresh", error);
-    await caches.delete(SNAPSHOTS);
+    await caches.delete(SNAPSHOTS).catch(() => {});
     return null;
   }
 }
@@ -74,7 +67,6 @@ async function restored(key) {
 /** Keeps the snapshot (Python started, the engine imported, nothing of a game yet) in
  * place of any other: the next start of this engine restores it. */
 async function keepSnapshot(key, bytes) {
-  if (!self.caches) return;
   try {
     await caches.delete(SNAPSHOTS);
     const cache = await caches.open(SNAPSHOTS);
