@@ -10,7 +10,13 @@ the first visit (nothing kept), a second load of the same table and a new game (
 worker's cache). The server runs in this process behind a counter of the bytes it sends
 (bodies and headers: everything the browser, its workers and its service worker fetch),
 so "transferred" is what went over the network. The time is from opening the table page
-to the computer's first move on the board, its 0.6 s pause included.
+to the computer's first move in the move list, its 0.6 s pause and its hop on the board
+included. Below each load, where that time went: the marks (User Timing) of the page and
+the engine's worker (engine-worker.js), in seconds after the page opened: the worker
+created and started, Python started afresh (``pyodide-loaded``) or restored from the
+browser's snapshot (``snapshot-restored``), the wheel unpacked, the engine imported, the
+first ``welcome``, Hard's ``think`` and ``thought``, the move posted (``moved``), the
+snapshot kept, and the move ``shown``.
 
 ``strength``: Hard at its default think time (1 s, as the browser's worker plays it:
 searching until its time is up) against Medium, classic-2, inside Pyodide under Node
