@@ -9,6 +9,7 @@ import gzip
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -311,6 +312,11 @@ def test_the_server_serves_the_wheel_the_service_worker_and_the_manifest(tmp_pat
         shell = json.loads(worker.text.split("const SHELL = ")[1].split(";\n")[0])
         assert {"/", "/api/variants", WHEEL_URL, "/static/js/engine-worker.js"} <= set(shell)
         assert not any("pyodide" in url for url in shell)
+        # A new service worker keeps the engine's snapshot (engine-worker.js names it).
+        snapshots = re.search(r'const SNAPSHOTS = "([\w-]+)"', worker.text)
+        assert snapshots and "const kept = [APP, ENGINE, SNAPSHOTS];" in worker.text
+        engine = client.get("/static/js/engine-worker.js").text
+        assert f'const SNAPSHOTS = "{snapshots[1]}"' in engine
         for url in shell:
             assert client.get(url).status_code == 200, url
 

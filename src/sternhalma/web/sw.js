@@ -9,6 +9,8 @@ const SHELL = ["__SHELL__"];
 const ENGINE_FILES = ["__ENGINE__"];
 const APP = `app-${VERSION}`;
 const ENGINE = `pyodide-${PYODIDE}`;
+/** The engine's snapshot (engine-worker.js): it replaces its own when the engine changes. */
+const SNAPSHOTS = "engine-snapshot";
 
 self.addEventListener("install", (event) => {
   event.waitUntil(caches.open(APP).then((cache) => cache.addAll(SHELL)).then(() => self.skipWaiting()));
@@ -16,7 +18,8 @@ self.addEventListener("install", (event) => {
 
 self.addEventListener("activate", (event) => {
   event.waitUntil((async () => {
-    for (const name of await caches.keys()) if (name !== APP && name !== ENGINE) await caches.delete(name);
+    const kept = [APP, ENGINE, SNAPSHOTS];
+    for (const name of await caches.keys()) if (!kept.includes(name)) await caches.delete(name);
     await self.clients.claim();
   })());
 });

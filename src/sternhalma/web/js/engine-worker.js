@@ -15,7 +15,7 @@ const PYODIDE = "/static/pyodide/";
  * (docs/browser.md). Pyodide's own snapshots (the ``_makeSnapshot`` and ``_loadSnapshot``
  * options, not public: the pinned version's); kept under the wheel's hash, so a changed
  * engine makes a new one, and Pyodide refuses a snapshot of another build of itself. */
-const SNAPSHOTS = "engine-snapshot";
+const SNAPSHOTS = "engine-snapshot"; // as in sw.js, which keeps it
 /** Milliseconds between the computer's turn and its move being shown, as the server's
  * ``computer_pause``: a person can follow it. */
 const PAUSE = 600;
