@@ -229,7 +229,7 @@ def test_a_bad_message_gets_a_clear_error_and_the_game_goes_on(
         ({"variant": "chess", "seats": []}, "UnknownVariantError", "chess"),
         ({"variant": "classic-2", "seats": [PERSON]}, "seats", "exactly 2 seats"),
         ({"variant": "classic-2", "seats": [EASY, EASY]}, "seats", "a person"),
-        ({"variant": "classic-2", "seats": [PERSON, {"kind": "online"}]}, "seats", "screen"),
+        ({"variant": "classic-2", "seats": [PERSON, {"kind": "online"}]}, "seats", '"person" or "computer"'),
         ({"variant": "classic-2", "seats": [PERSON, {"kind": "computer", "level": "god"}]}, "level", "god"),
         ({"variant": "classic-2", "seats": [PERSON, EASY], "id": "t1"}, "ProtocolError", "local-"),
         ({"variant": "classic-2", "seats": [PERSON, EASY], "actions": [{"seat": 0, "move": "k4-k9"}]}, "IllegalMoveError", ""),
