@@ -155,6 +155,13 @@ def test_the_service_worker_opens_and_plays_the_local_game_offline_after_a_first
         "Online play needs the network, and this browser is offline."
     )
     expect(page.get_by_role("button", name="Start")).to_be_disabled()
+    unreachable = "Online games cannot be listed now: this needs the network."
+    expect(page.locator("#open-list")).to_have_text(unreachable)
+    expect(page.locator("#live-list")).to_have_text(unreachable)
+    page.get_by_role("button", name="Play online").click()
+    expect(page.locator("#pool-error")).to_have_text(
+        "Online play needs the network, and this browser is offline."
+    )
     start_local_game(page, browser_server, "easy")
     play_any_move(page)
     expect(page.locator("#move-list button[data-ply]")).to_have_count(2)  # the answer
