@@ -113,6 +113,12 @@ def test_a_whole_game_against_hard_makes_no_request_after_the_page_loaded(
     expect(page.locator("#download")).to_have_attribute("href", re.compile("^blob:"))
     assert moves.count() > 20
     assert requests == [], requests
+    # The analysis board opens on the game, its record handed over in the link.
+    analyse = page.get_by_role("link", name="Analyse the game")
+    expect(analyse).to_have_attribute("href", re.compile("^/analysis#record="))
+    played = moves.count()
+    analyse.click()
+    expect(page.locator("#an-moves button[data-ply]")).to_have_count(played)
 
 
 def test_a_local_game_plays_with_the_network_cut(
