@@ -2,7 +2,8 @@
 
 A whole game against Hard makes no request once the page has loaded and plays with
 the network cut; the service worker opens and plays the local game offline after a
-first visit; the engine starts again from the snapshot it kept; the app is installable;
+first visit; the engine starts again from the snapshot it kept; a local table's page
+starts the engine before the app's scripts; the app is installable;
 without the browser engine the server's local tables play; the worker answers a bad
 message with a clear error.
 """
@@ -228,6 +229,27 @@ def test_the_engine_starts_again_from_its_snapshot_and_plays(
     play_any_move(page)
     wait_for_my_turn(page, 6)
     expect(page.locator("#move-list button[data-ply]")).to_have_count(6)
+
+
+def test_a_local_tables_page_starts_the_engine_before_the_apps_scripts(
+    context: BrowserContext, browser_server: str
+) -> None:
+    page = context.new_page()
+    open_lobby(page, browser_server)
+    table = page.evaluate(
+        "async () => (await import('/static/js/engine.js')).createLocalTable("
+        "{variant: 'classic-2', seats: [{kind: 'person'}, {kind: 'computer', level: 'hard'}]}).id"
+    )
+    # Without the app's own script the page draws nothing, and the engine starts all the same.
+    page.route("**/static/js/main.js", lambda route: route.abort())
+    page.goto(f"{browser_server}/table/{table}")
+    assert "worker-started" in wait_for_mark(page, "worker-started")
+    # An address that is not a local table in this browser starts no engine.
+    other = context.new_page()
+    other.route("**/static/js/main.js", lambda route: route.abort())
+    other.goto(f"{browser_server}/table/local-00112233")
+    other.wait_for_timeout(1500)
+    assert not [w for w in other.workers if w.url.endswith("/engine-worker.js")]
 
 
 def test_the_app_is_installable_with_its_manifest_and_icons(
