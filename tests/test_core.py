@@ -23,7 +23,7 @@ from sternhalma import core
 from sternhalma.benchmark import sample_positions
 from sternhalma.boards.base import bits
 from sternhalma.game import Game
-from sternhalma.players.race import RaceSearch
+from sternhalma.players.race import CrowdSettings, DuelSettings, RaceSearch, SoloSettings
 from sternhalma.players.search import Limits
 from sternhalma.position import Position
 from sternhalma.rules import VARIANTS
@@ -184,16 +184,14 @@ def test_bad_bitboards_get_clear_errors() -> None:
     "settings",
     [
         {},
-        {"reply_breadth": 6, "rival_weight": 70},
-        {"duel": "forecast", "multi": "forecast"},
-        {"duel": "forecast", "multi": "forecast", "beam_depth": 6},
-        {"duel": "solo", "multi": "solo", "beam_depth": 9},
-        {"multi": "playout"},
-        {"multi": "playout", "playout_moves": 3, "playout_options": 4, "rival_weight": 25},
+        {"duel": DuelSettings(breadth=6, reply_breadth=6, rival_weight=70)},
+        {"racing": True},
+        {"racing": True, "solo": SoloSettings(beam_depth=6)},
+        {"crowd": CrowdSettings(playout_moves=3, playout_options=4, rival_weight=40)},
     ],
 )
 def test_hards_search_chooses_the_same_move_on_either_core(
-    variant: str, settings: dict[str, int | str]
+    variant: str, settings: dict[str, object]
 ) -> None:
     # A fixed node allowance: the compiled core only lists the moves faster, so the
     # search visits the same nodes and chooses the same move.
@@ -272,12 +270,11 @@ def test_the_core_finishes_whom_the_referee_finishes_before_and_after_move_30(
     "settings",
     [
         {},
-        {"duel": "forecast", "multi": "forecast", "beam_depth": 6},
-        {"multi": "brs"},
+        {"racing": True, "solo": SoloSettings(beam_depth=6)},
     ],
 )
 def test_hards_search_is_the_same_on_either_core_beside_full_goals(
-    variant: str, settings: dict[str, int | str]
+    variant: str, settings: dict[str, object]
 ) -> None:
     rules = VARIANTS[variant]
     assert isinstance(rules, RaceRules)
@@ -302,3 +299,22 @@ def test_hards_search_is_the_same_on_either_core_beside_full_goals(
                 )
                 chosen.append((search.choose(position, options), search.mode, limits.used))
             assert chosen[0] == chosen[1]
+
+
+@compiled
+@pytest.mark.parametrize("variant", ["classic-2", "classic-6", "halma-2", "longjump-2"])
+def test_hards_solo_search_is_the_same_on_either_core(variant: str) -> None:
+    # Alone on the board (every rival finished or behind), the beam over our own moves.
+    rules = VARIANTS[variant]
+    assert isinstance(rules, RaceRules)
+    for position in sample_positions(rules, 4, seed=5):
+        options = rules.legal_moves(position)
+        chosen = []
+        for compiled_core in (False, True):
+            limits = Limits.of(2_000, None)
+            search = RaceSearch(
+                rules, position.turn, [position.turn], limits, compiled=compiled_core
+            )
+            chosen.append((search.choose(position, options), search.mode, limits.used))
+        assert chosen[0][1] == "solo"
+        assert chosen[0] == chosen[1]

@@ -21,7 +21,6 @@ from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Protocol
 
-from sternhalma.boards.base import Board
 from sternhalma.position import Position
 from sternhalma.rules.race import RaceRules
 
@@ -117,7 +116,6 @@ def native_race_core(rules: RaceRules) -> _native.RaceCore:
         list(rules.goals),
         list(rules.may_end),
         rules.long_jumps,
-        list(near_masks(board)),
         rules.anti_blocking,
         rules.last_reply,
         [-1 if owner is None else owner for owner in rules.goal_owners],
@@ -137,12 +135,3 @@ def native_evaluation(
         raise RuntimeError("the compiled core is not in use (pure Python)")
     evaluation: _native.Evaluation = _NATIVE.Evaluation(costs, to_go, divisor, group)
     return evaluation
-
-
-@cache
-def near_masks(board: Board) -> tuple[int, ...]:
-    """near[hole]: the holes beside it and a jump away (where a rival hinders it)."""
-    return tuple(
-        board.neighbour_mask[hole] | board.mask(land for _, land, _ in board.jumps[hole])
-        for hole in range(board.size)
-    )

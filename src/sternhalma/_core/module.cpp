@@ -86,15 +86,10 @@ public:
 
     CoreOf(int size, std::vector<std::vector<std::vector<int>>> rays,
            const std::vector<nb::int_>& goals, const std::vector<nb::int_>& may_end,
-           bool long_jumps, const std::vector<nb::int_>& near, bool anti_blocking,
-           bool last_reply, std::vector<int> owners)
+           bool long_jumps, bool anti_blocking, bool last_reply, std::vector<int> owners)
         : tables_(size, std::move(rays), convert(goals, size), convert(may_end, size),
                   long_jumps, std::move(owners), anti_blocking),
-          near_(convert(near, size)),
-          last_reply_(last_reply) {
-        if (near_.size() != static_cast<std::size_t>(size))
-            throw nb::value_error("one near mask per hole is needed");
-    }
+          last_reply_(last_reply) {}
 
     SearchResult search(const Evaluation& evaluation, nb::sequence marbles,
                         const SearchSettings& settings,
@@ -120,7 +115,7 @@ public:
                 throw nb::value_error("a move leaves the board");
         typename RaceSearcher<W>::Pos pos;
         for (int s = 0; s < seats; ++s) pos.m[static_cast<std::size_t>(s)] = boards[static_cast<std::size_t>(s)];
-        RaceSearcher<W> searcher(tables_, evaluation, near_, last_reply_, settings);
+        RaceSearcher<W> searcher(tables_, evaluation, last_reply_, settings);
         nb::gil_scoped_release unlocked;
         return searcher.choose(pos, std::move(order));
     }
@@ -203,15 +198,13 @@ private:
     }
 
     RaceTables<W> tables_;
-    std::vector<B> near_;
     bool last_reply_;
 };
 
 std::unique_ptr<Core> make_core(int size, std::vector<std::vector<std::vector<int>>> rays,
                                 const std::vector<nb::int_>& goals,
                                 const std::vector<nb::int_>& may_end, bool long_jumps,
-                                const std::vector<nb::int_>& near, bool anti_blocking,
-                                bool last_reply, std::vector<int> owners) {
+                                bool anti_blocking, bool last_reply, std::vector<int> owners) {
     if (size <= 0 || size > 256) throw nb::value_error("a board has 1 to 256 holes");
     if (goals.size() != may_end.size() || goals.empty() || goals.size() > MAX_SEATS)
         throw nb::value_error("one goal and one end mask per seat are needed");
@@ -232,8 +225,8 @@ std::unique_ptr<Core> make_core(int size, std::vector<std::vector<std::vector<in
                 if (h < 0 || h >= size) throw nb::value_error("a ray leaves the board");
     if (size <= 128)
         return std::make_unique<CoreOf<2>>(size, std::move(rays), goals, may_end, long_jumps,
-                                           near, anti_blocking, last_reply, std::move(owners));
-    return std::make_unique<CoreOf<4>>(size, std::move(rays), goals, may_end, long_jumps, near,
+                                           anti_blocking, last_reply, std::move(owners));
+    return std::make_unique<CoreOf<4>>(size, std::move(rays), goals, may_end, long_jumps,
                                        anti_blocking, last_reply, std::move(owners));
 }
 
@@ -242,18 +235,17 @@ class RaceCore {
 public:
     RaceCore(int size, std::vector<std::vector<std::vector<int>>> rays,
              const std::vector<nb::int_>& goals, const std::vector<nb::int_>& may_end,
-             bool long_jumps, const std::vector<nb::int_>& near, bool anti_blocking,
-             bool last_reply, std::vector<int> owners)
-        : core_(make_core(size, std::move(rays), goals, may_end, long_jumps, near, anti_blocking,
+             bool long_jumps, bool anti_blocking, bool last_reply, std::vector<int> owners)
+        : core_(make_core(size, std::move(rays), goals, may_end, long_jumps, anti_blocking,
                           last_reply, std::move(owners))) {}
     // Hard's search (players/race.py): (best packed move, deepest depth finished, nodes).
     nb::tuple search(const Evaluation& evaluation, nb::sequence marbles, int me,
                      std::vector<int> rivals, std::vector<int> opponents, int mode,
                      std::vector<std::int64_t> order, std::uint64_t nodes, double seconds,
-                     int breadth, int reply_breadth, int max_depth, bool rivalry, int likely,
-                     int rival_weight, int beam_width, int beam_depth, int playout_moves,
-                     int playout_options, std::vector<bool> owner_counts) const {
-        if (mode < 0 || mode > 4) throw nb::value_error("mode is 0 (solo), 1, 2, 3 or 4");
+                     int breadth, int reply_breadth, int max_depth, int rival_weight,
+                     int beam_width, int beam_depth, int playout_moves, int playout_options,
+                     std::vector<bool> owner_counts) const {
+        if (mode < 0 || mode > 4 || mode == 2) throw nb::value_error("mode is 0 (solo), 1, 3 or 4");
         if (owner_counts.size() > static_cast<std::size_t>(MAX_SEATS))
             throw nb::value_error("owner_counts has one flag per seat");
         SearchSettings settings;
@@ -266,11 +258,9 @@ public:
         settings.breadth = std::max(breadth, 1);
         settings.reply_breadth = std::max(reply_breadth, 1);
         settings.max_depth = max_depth;
-        settings.rivalry = rivalry;
-        settings.likely = likely;
         settings.rival_weight = rival_weight;
-        settings.beam_width = std::max(beam_width, 0);
-        settings.beam_depth = std::max(beam_depth, 0);
+        settings.beam_width = std::max(beam_width, 1);
+        settings.beam_depth = std::max(beam_depth, 1);
         settings.playout_moves = std::max(playout_moves, 1);
         settings.playout_options = std::max(playout_options, 1);
         settings.nodes = std::max<std::uint64_t>(nodes, 1);
@@ -315,16 +305,15 @@ NB_MODULE(_native, m) {
              nb::arg("costs"), nb::arg("to_go"), nb::arg("divisor"), nb::arg("group"));
     nb::class_<RaceCore>(m, "RaceCore")
         .def(nb::init<int, std::vector<std::vector<std::vector<int>>>, const std::vector<nb::int_>&,
-                      const std::vector<nb::int_>&, bool, const std::vector<nb::int_>&, bool,
-                      bool, std::vector<int>>(),
+                      const std::vector<nb::int_>&, bool, bool, bool, std::vector<int>>(),
              nb::arg("size"), nb::arg("rays"), nb::arg("goals"), nb::arg("may_end"),
-             nb::arg("long_jumps"), nb::arg("near"), nb::arg("anti_blocking"),
+             nb::arg("long_jumps"), nb::arg("anti_blocking"),
              nb::arg("last_reply"), nb::arg("owners") = std::vector<int>{})
         .def("search", &RaceCore::search, nb::arg("evaluation"), nb::arg("marbles"), nb::arg("me"),
              nb::arg("rivals"), nb::arg("opponents"), nb::arg("mode"), nb::arg("order"),
              nb::arg("nodes"), nb::arg("seconds"), nb::arg("breadth"), nb::arg("reply_breadth"),
-             nb::arg("max_depth"), nb::arg("rivalry"), nb::arg("likely"),
-             nb::arg("rival_weight"), nb::arg("beam_width") = 0, nb::arg("beam_depth") = 0,
+             nb::arg("max_depth"), nb::arg("rival_weight"), nb::arg("beam_width") = 1,
+             nb::arg("beam_depth") = 24,
              nb::arg("playout_moves") = 8, nb::arg("playout_options") = 8,
              nb::arg("owner_counts") = std::vector<bool>{})
         .def("moves", &RaceCore::moves, nb::arg("marbles"), nb::arg("seat"))
