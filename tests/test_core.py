@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -23,7 +24,7 @@ from sternhalma import core
 from sternhalma.benchmark import sample_positions
 from sternhalma.boards.base import bits
 from sternhalma.game import Game
-from sternhalma.players.race import CrowdSettings, DuelSettings, RaceSearch, SoloSettings
+from sternhalma.players.race import CrowdSettings, DuelSettings, RaceSearch, SoloSettings, pack
 from sternhalma.players.search import Limits
 from sternhalma.position import Position
 from sternhalma.rules import VARIANTS
@@ -212,8 +213,63 @@ def test_hards_search_chooses_the_same_move_on_either_core(
                 compiled=compiled_core,
                 **settings,  # type: ignore[arg-type]
             )
-            chosen.append((search.choose(position, options), search.mode, limits.used))
+            chosen.append(
+                (search.choose(position, options), search.mode, limits.used, search.score)
+            )
         assert chosen[0] == chosen[1]
+
+
+def native_tables(rules: RaceRules) -> Any:
+    """Hard's evaluation tables for ``rules`` in the compiled core."""
+    evaluation = RaceSearch(rules, 0, range(rules.players), Limits.of(1, None)).evaluation
+    return core.native_evaluation(
+        evaluation.costs, evaluation.to_go, evaluation.divisor, evaluation.group
+    )
+
+
+def native_settings(search: str, **fields: object) -> Any:
+    """The compiled core's settings for ``search``: small counts, ``fields`` changed."""
+    made = core.native_search_settings(search)
+    values: dict[str, object] = {"me": 0, "rivals": [1], "opponents": [1], "breadth": 10}
+    values |= {"reply_breadth": 10, "max_depth": 3, "rival_weight": 100, "beam_width": 5}
+    values |= {"beam_depth": 4, "playout_moves": 2, "playout_options": 2, "nodes": 500}
+    for name, value in (values | fields).items():
+        setattr(made, name, value)
+    return made
+
+
+@compiled
+def test_the_cores_search_takes_its_settings_as_one_struct_and_refuses_bad_ones() -> None:
+    rules = VARIANTS["classic-2"]
+    assert isinstance(rules, RaceRules)
+    start, tables = rules.initial(), native_tables(rules)
+    order = [pack(0, *move.key) for move in rules.legal_moves(start)]
+    native = core.native_race_core(rules)
+    result = native.search(tables, start.marbles, native_settings("alphabeta"), order)
+    assert result.best in order and result.depth == 3 and 0 < result.used <= 500
+    for search in ("solo", "forecast", "playout"):
+        done = native.search(tables, start.marbles, native_settings(search), order)
+        assert done.best in order and 0 < done.used <= 500
+    with pytest.raises(KeyError):
+        core.native_search_settings("brs")
+    for fields, message in [
+        ({"breadth": 0}, "breadth is at least 1"),
+        ({"beam_depth": 0}, "beam_depth is at least 1"),
+        ({"nodes": 0}, "nodes is at least 1"),
+        ({"rivals": [0]}, "no such rival"),
+        ({"opponents": [2]}, "an opponent is one of the rivals"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            native.search(tables, start.marbles, native_settings("alphabeta", **fields), order)
+    three = VARIANTS["classic-3"]
+    assert isinstance(three, RaceRules)
+    crowd = native_settings("alphabeta", rivals=[1, 2], opponents=[1, 2])
+    with pytest.raises(ValueError, match="exactly one rival"):
+        core.native_race_core(three).search(
+            native_tables(three), three.initial().marbles, crowd, order
+        )
+    with pytest.raises(TypeError):
+        native_settings("alphabeta", search=1)
 
 
 STAR_RACE = [rules for rules in RACE if rules.anti_blocking]
@@ -297,7 +353,9 @@ def test_hards_search_is_the_same_on_either_core_beside_full_goals(
                     compiled=compiled_core,
                     **settings,  # type: ignore[arg-type]
                 )
-                chosen.append((search.choose(position, options), search.mode, limits.used))
+                chosen.append(
+                    (search.choose(position, options), search.mode, limits.used, search.score)
+                )
             assert chosen[0] == chosen[1]
 
 
@@ -315,6 +373,8 @@ def test_hards_solo_search_is_the_same_on_either_core(variant: str) -> None:
             search = RaceSearch(
                 rules, position.turn, [position.turn], limits, compiled=compiled_core
             )
-            chosen.append((search.choose(position, options), search.mode, limits.used))
+            chosen.append(
+                (search.choose(position, options), search.mode, limits.used, search.score)
+            )
         assert chosen[0][1] == "solo"
         assert chosen[0] == chosen[1]

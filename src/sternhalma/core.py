@@ -135,3 +135,13 @@ def native_evaluation(
         raise RuntimeError("the compiled core is not in use (pure Python)")
     evaluation: _native.Evaluation = _NATIVE.Evaluation(costs, to_go, divisor, group)
     return evaluation
+
+
+def native_search_settings(search: str) -> _native.SearchSettings:
+    """The compiled core's settings for one decision of the search named ``search``
+    (players/race.py sets the other fields: it holds their defaults)."""
+    if _NATIVE is None:
+        raise RuntimeError("the compiled core is not in use (pure Python)")
+    settings: _native.SearchSettings = _NATIVE.SearchSettings()
+    settings.search = _NATIVE.Search[search]
+    return settings

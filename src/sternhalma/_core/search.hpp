@@ -36,6 +36,11 @@ struct Evaluation {
     }
 };
 
+// The searches, by the position (players/race.py chooses; the binding names them alike).
+enum class Search { solo, alphabeta, forecast, playout };
+
+// One decision's settings. players/race.py holds the defaults (its DuelSettings,
+// CrowdSettings, SoloSettings) and sets every field; a count left at 0 is refused.
 struct SearchSettings {
     int me = 0;
     std::vector<int> rivals;
@@ -43,16 +48,16 @@ struct SearchSettings {
     // Per seat: whether its goal's owner's marbles count toward filling it (rules.md#finishing),
     // as the referee says at the root; the search keeps it throughout.
     std::array<bool, MAX_SEATS> owner_counts{true, true, true, true, true, true};
-    int mode = 0;  // 0 solo, 1 alpha-beta, 3 forecast, 4 playouts
-    int breadth = 10;
-    int reply_breadth = 10;
-    int max_depth = 16;
-    int rival_weight = 100;  // a rival's way to go in percent of ours (evaluation, playouts)
-    int beam_width = 1;      // solo and forecast plan with a beam this wide
-    int beam_depth = 24;     // and this many plies deep
-    int playout_moves = 8;   // playouts: how many moves of ours each lasts
-    int playout_options = 8;  // and how many of our options are played out
-    std::uint64_t nodes = 1;
+    Search search = Search::solo;
+    int breadth = 0;          // alpha-beta: own moves kept at inner nodes
+    int reply_breadth = 0;    // and the rival's
+    int max_depth = 0;        // and the deepest iteration
+    int rival_weight = 0;     // a rival's way to go in percent of ours (evaluation, playouts)
+    int beam_width = 0;       // solo and forecast plan with a beam this wide
+    int beam_depth = 0;       // and this many plies deep
+    int playout_moves = 0;    // playouts: how many moves of ours each lasts
+    int playout_options = 0;  // and how many of our options are played out
+    std::uint64_t nodes = 0;
     double seconds = -1;  // < 0: no clock
     // Asked every 1,024 nodes whether to stop now (a signal came: the job was given up);
     // null: never. The search then throws Interrupted, leaving the caller to say why.
@@ -63,9 +68,10 @@ struct SearchSettings {
 struct Interrupted {};
 
 struct SearchResult {
-    std::int64_t best = 0;
-    int depth = 0;
-    std::uint64_t used = 0;
+    std::int64_t best = 0;   // the packed move chosen
+    int depth = 0;           // the deepest iteration, ply of the beam or playout round done
+    std::uint64_t used = 0;  // nodes
+    std::int64_t score = 0;  // alpha-beta: the chosen move's value at that depth
 };
 
 template <int W>
@@ -104,23 +110,25 @@ public:
         }
         SearchResult result;
         result.best = order.front();
-        if (s_.mode == 4) {
+        if (s_.search == Search::playout) {
             result.best = playouts(marbles, sums, order, result.depth);
             result.used = used_;
             return result;
         }
-        if (s_.mode == 0 || s_.mode == 3) {
+        if (s_.search != Search::alphabeta) {
             result.best = beam(marbles, sums, order, result.depth);
             result.used = used_;
             return result;
         }
         for (int depth = 1; depth <= s_.max_depth; ++depth) {
+            std::int64_t score = 0;
             try {
-                order = root(marbles, sums, order, depth);
+                order = root(marbles, sums, order, depth, score);
             } catch (const OutOfTime&) {
                 break;
             }
             result.best = order.front();
+            result.score = score;
             result.depth = depth;
             if (spent()) break;
         }
@@ -273,9 +281,11 @@ private:
         return order;
     }
 
-    // Alpha-beta's root: every option, later ones only proved no better than the best.
+    // Alpha-beta's root: every option, later ones only proved no better than the best
+    // (whose value goes to ``score``).
     std::vector<std::int64_t> root(const Pos& p, const Sums& sums,
-                                   const std::vector<std::int64_t>& order, int depth) {
+                                   const std::vector<std::int64_t>& order, int depth,
+                                   std::int64_t& score) {
         const int me = s_.me;
         std::vector<std::pair<std::int64_t, std::int64_t>> scored;
         std::int64_t alpha = -WIN - 1;
@@ -290,6 +300,7 @@ private:
             scored.emplace_back(v, move);
             alpha = std::max(alpha, v);
         }
+        score = alpha;
         return ranked(std::move(scored));
     }
 
@@ -410,7 +421,7 @@ private:
                     std::vector<std::int64_t> listed;
                     if (ply > 0) {
                         tick();
-                        if (s_.mode == 3) {
+                        if (s_.search == Search::forecast) {
                             const std::pair<Pos, Sums>& board = forecast_board(from.pos, from.sums);
                             from.pos = board.first;
                             from.sums = board.second;

@@ -205,8 +205,9 @@ class HardPlayer(Player):
                 rules, seat, game.in_play, limits, breadth=settings.capture_breadth
             )
         move = search.choose(game.position, options)
-        score = search.score if isinstance(search, CaptureSearch) else None
-        return Choice(move, Info(search.mode, search.depth_reached, limits.used, score=score))
+        return Choice(
+            move, Info(search.mode, search.depth_reached, limits.used, score=search.score)
+        )
 
 
 def nodes_per_second(settings: HardSettings, rules: Ruleset) -> int:

@@ -60,8 +60,6 @@ WIN = 1 << 40
 MAX_DEPTH = 16
 
 _EXACT, _LOWER, _UPPER = 0, 1, 2
-#: The searches by their number in the compiled core.
-_MODES = {"solo": 0, "alphabeta": 1, "forecast": 3, "playout": 4}
 
 #: Packed move: ((gain + _BIAS) << 18) | (start << 9) | end; holes fit in 9 bits.
 _BIAS = 1 << 20
@@ -265,34 +263,38 @@ class RaceSearch:
         return max(1, left // (self.beam_depth * per_position))
 
     def _compiled(self, marbles: tuple[int, ...], order: list[int], width: int) -> int:
-        """The same iterative deepening in the compiled core (src/sternhalma/_core/search.hpp)."""
+        """The same search in the compiled core (src/sternhalma/_core/search.hpp)."""
         assert self.native is not None
         evaluation = self.evaluation
+        settings = core.native_search_settings(self.mode)
+        settings.me = self.me
+        settings.rivals = list(self.rivals)
+        settings.opponents = list(self.opponents)
+        settings.owner_counts = list(self.owner_counts)
+        settings.breadth = self.breadth
+        settings.reply_breadth = self.reply_breadth
+        settings.max_depth = self.max_depth
+        settings.rival_weight = self.rival_weight
+        settings.beam_width = min(max(width, 1), 2**31 - 1)  # the core's int; more than memory
+        settings.beam_depth = self.beam_depth
+        settings.playout_moves = self.playout_moves
+        settings.playout_options = self.playout_options
+        settings.nodes = min(max(self.limits.nodes - self.limits.used, 1), 2**63 - 1)
         left = self.limits.stop - time.perf_counter()
-        best, self.depth_reached, used = self.native.search(
+        settings.seconds = max(left, 0.0) if math.isfinite(left) else -1.0
+        result = self.native.search(
             core.native_evaluation(
                 evaluation.costs, evaluation.to_go, evaluation.divisor, evaluation.group
             ),
             marbles,
-            self.me,
-            list(self.rivals),
-            list(self.opponents),
-            _MODES[self.mode],
+            settings,
             order,
-            min(max(self.limits.nodes - self.limits.used, 1), 2**63 - 1),
-            max(left, 0.0) if math.isfinite(left) else -1.0,
-            self.breadth,
-            self.reply_breadth,
-            self.max_depth,
-            self.rival_weight,
-            min(width, 2**31 - 1),  # the core's int; far more than memory holds anyway
-            self.beam_depth,
-            self.playout_moves,
-            self.playout_options,
-            list(self.owner_counts),
         )
-        self.limits.used += used
-        return best
+        self.depth_reached = result.depth
+        if self.mode == "alphabeta" and result.depth:
+            self.score = result.score
+        self.limits.used += result.used
+        return result.best
 
     def separated(self, marbles: tuple[int, ...]) -> bool:
         """Whether every rival marble is behind every marble of ours (in our rows)."""
