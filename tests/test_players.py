@@ -364,48 +364,6 @@ def test_the_search_generates_exactly_the_engines_moves(variant: str) -> None:
             assert found == engine
 
 
-def test_alpha_beta_finds_the_minimax_value() -> None:
-    from sternhalma.players.race import DuelSettings, RaceSearch, unpack
-    from sternhalma.players.search import Limits
-
-    rules = find_variant("classic-2")
-    assert isinstance(rules, RaceRules)
-    wide = DuelSettings(breadth=999, reply_breadth=999)
-    search = RaceSearch(rules, 0, (0, 1), Limits.of(10**9, None), duel=wide)
-    evaluation = search.evaluation
-
-    def value(marbles: tuple[int, ...], seat: int) -> int:
-        return evaluation.value(seat, *evaluation.sums(seat, marbles[seat]))
-
-    def minimax(marbles: tuple[int, ...], turn: int, depth: int) -> int:
-        other = 1 - turn
-        if depth == 0:
-            return value(marbles, other) - value(marbles, turn)
-        best = None
-        for start, end in (unpack(k) for k in search.targets(marbles, turn)):
-            after = list(marbles)
-            after[turn] ^= (1 << start) | (1 << end)
-            score = -minimax(tuple(after), other, depth - 1)
-            best = score if best is None else max(best, score)
-        assert best is not None
-        return best
-
-    for index, start in enumerate(sample_positions(rules, 3, seed=8)):
-        turn = start.turn
-        search.me, search.rivals = turn, (1 - turn,)
-        sums = tuple(x for s in (0, 1) for x in evaluation.sums(s, start.marbles[s]))
-        for depth in (1, 2, 3) if index == 0 else (1, 2):
-            search.tt.clear()
-            _, best, _ = search._negamax_root(
-                start.marbles, sums, search.targets(start.marbles, turn), depth
-            )
-            after = list(start.marbles)
-            begin, end = unpack(best)
-            after[turn] ^= (1 << begin) | (1 << end)
-            chosen = -minimax(tuple(after), 1 - turn, depth - 1)
-            assert chosen == minimax(start.marbles, turn, depth)
-
-
 # -- Hard in Halma: no anti-blocking rule, repetition is a draw --------------------------
 
 

@@ -1,7 +1,8 @@
 // Hard's search for the race games: players/race.py's RaceSearch in C++, node
 // for node (tests/test_core.py holds the two to the same move and the same
-// nodes on a node allowance). players/race.py is the readable definition: the
-// docstrings there say why each part is as it is; this file only says how.
+// nodes on a node allowance, and alpha-beta to a brute-force minimax's value).
+// players/race.py is the readable definition: the docstrings there say why each
+// part is as it is; this file only says how.
 #pragma once
 
 #include <algorithm>
