@@ -21,7 +21,7 @@ ORIGIN = "http://localhost"
 
 
 def add_passkey(client: Any, key: Authenticator, name: str | None = None) -> dict[str, Any]:
-    begun = post(client, "/api/account/passkeys/options", {"name": name})
+    begun = post(client, "/api/account/passkeys/options", {"name": name, "password": PASSWORD})
     assert begun.status_code == 200, begun.text
     options = begun.json()["options"]
     assert options["rp"]["id"] == "localhost"
@@ -62,7 +62,7 @@ def test_a_passkey_added_on_one_device_logs_in_on_another(database: Path) -> Non
         assert added["name"] == "my phone" and added["used"] is None
         assert phone.get("/api/account/passkeys").json()["passkeys"] == [added]
         # The same passkey cannot be added twice (the options exclude it, too).
-        again = post(phone, "/api/account/passkeys/options", {}).json()
+        again = post(phone, "/api/account/passkeys/options", {"password": PASSWORD}).json()
         assert [c["id"] for c in again["options"]["excludeCredentials"]] == [added["id"]]
 
         laptop = device(phone)
@@ -158,7 +158,7 @@ def test_bad_replayed_and_unknown_answers_are_refused(database: Path) -> None:
         assert passkey_login(stranger, begun["ceremony"], "text").json()["code"] == "passkey"
         assert stranger.get("/api/account").json()["player"] is None
         # Adding needs a session, and the session that asked.
-        begun_add = post(client, "/api/account/passkeys/options", {}).json()
+        begun_add = post(client, "/api/account/passkeys/options", {"password": PASSWORD}).json()
         other = device(client)
         post(other, "/api/account/register", {"nickname": "Deniz", "password": PASSWORD})
         stolen = post(
@@ -172,7 +172,7 @@ def test_bad_replayed_and_unknown_answers_are_refused(database: Path) -> None:
         assert stolen.status_code == 401 and stolen.json()["code"] == "login"
         assert post(stranger, "/api/account/passkeys/options", {}).json()["code"] == "login"
         # A registration answer made for another origin is refused.
-        begun_add = post(client, "/api/account/passkeys/options", {}).json()
+        begun_add = post(client, "/api/account/passkeys/options", {"password": PASSWORD}).json()
         wrong_origin = Authenticator(ORIGIN).create(
             begun_add["options"], origin="http://evil.example"
         )
@@ -222,7 +222,9 @@ def test_a_bare_address_is_told_to_use_the_name_and_public_url_sets_the_party(
         assert begun["options"]["rpId"] == "halma.example.org"
         post(client, "/api/account/register", {"nickname": "Filiz", "password": PASSWORD})
         key = Authenticator("https://halma.example.org")
-        add_passkey_options = post(client, "/api/account/passkeys/options", {}).json()
+        add_passkey_options = post(
+            client, "/api/account/passkeys/options", {"password": PASSWORD}
+        ).json()
         assert add_passkey_options["options"]["rp"]["id"] == "halma.example.org"
         added = post(
             client,
@@ -246,3 +248,16 @@ def test_deleting_the_account_removes_its_passkeys(database: Path) -> None:
         assert gone.json()["code"] == "passkey-unknown"
     rows = sqlite3.connect(database).execute("SELECT count(*) FROM passkeys").fetchall()
     assert rows == [(0,)]
+
+
+def test_adding_a_passkey_asks_for_the_password_again(database: Path) -> None:
+    """A session left open on a shared computer is not enough to add a way in."""
+    with server(database) as client:
+        post(client, "/api/account/register", {"nickname": "Ece", "password": PASSWORD})
+        assert post(client, "/api/account/passkeys/options", {}).json()["code"] == "password"
+        wrong = post(client, "/api/account/passkeys/options", {"password": "not-the-password"})
+        assert wrong.json()["code"] == "wrong-password" and "ceremony" not in wrong.json()
+        assert client.get("/api/account/passkeys").json()["passkeys"] == []
+        # The right password: the ceremony starts and the passkey is added.
+        add_passkey(client, Authenticator(ORIGIN), "laptop")
+        assert len(client.get("/api/account/passkeys").json()["passkeys"]) == 1

@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sternhalma.errors import SternhalmaError
+from sternhalma import table_rules
+from sternhalma.errors import SternhalmaError, TableError
 from sternhalma.game import Game
 from sternhalma.jsontext import JsonTextError, read_json
 from sternhalma.notation import position_from_json, position_to_dict, position_to_json
@@ -38,6 +39,7 @@ from sternhalma.position import Move
 from sternhalma.records import write_record
 from sternhalma.rules import find_variant
 from sternhalma.rules.base import Ruleset
+from sternhalma.table_rules import read_seats
 from sternhalma.table_view import legal_paths, move_list, result_of, seat_progress
 
 #: The protocol version the server's welcome carries (server/protocol.py).
@@ -56,14 +58,6 @@ BROWSER_LIMIT = Limit(seconds=DEFAULT_SECONDS, nodes=UNBOUNDED_NODES)
 HINT_LEVEL = LEVELS[-1]
 #: The table kinds of seat on one screen.
 SEAT_KINDS = ("person", "computer")
-
-
-class LocalError(ValueError):
-    """A refused message: ``code`` as the server's error codes, the message for a player."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 def error(code: str, message: str) -> dict[str, Any]:
@@ -133,26 +127,26 @@ class LocalTable:
     @classmethod
     def read(cls, data: object) -> LocalTable:
         """A table from what the lobby asked for or the browser kept (``saved``);
-        LocalError says what is wrong."""
+        TableError says what is wrong."""
         if not isinstance(data, dict):
-            raise LocalError("ProtocolError", '"open" needs the table as an object')
+            raise TableError("ProtocolError", '"open" needs the table as an object')
         table_id = data.get("id")
         if table_id is None:
             table_id = _new_id()
         if not isinstance(table_id, str) or not table_id.startswith("local-") or len(table_id) > 40:
-            raise LocalError("ProtocolError", 'a local table\'s "id" starts with "local-"')
+            raise TableError("ProtocolError", 'a local table\'s "id" starts with "local-"')
         variant = data.get("variant")
         if not isinstance(variant, str):
-            raise LocalError("ProtocolError", 'a local table needs "variant" and "seats"')
+            raise TableError("ProtocolError", 'a local table needs "variant" and "seats"')
         rules = find_variant(variant[:40])
         seats = _read_seats(rules, data.get("seats"))
         start = data.get("start")
         if start is not None:
             if not isinstance(start, str | dict):
-                raise LocalError("start", '"start" is a position (docs/rules.md)')
+                raise TableError("start", '"start" is a position (docs/rules.md)')
             position = position_from_json(start if isinstance(start, str) else json.dumps(start))
             if position.rules is not rules:
-                raise LocalError(
+                raise TableError(
                     "start", f"the start position is {position.rules.id}, not {rules.id}"
                 )
             start = position_to_json(position)
@@ -164,7 +158,7 @@ class LocalTable:
                 isinstance(n, int) and not isinstance(n, bool) and 0 <= n < 1000 for n in made
             )
         ):
-            raise LocalError(
+            raise TableError(
                 "moves_made",
                 f'"moves_made" needs one whole number of at least 0 per seat ({rules.players})',
             )
@@ -190,10 +184,10 @@ class LocalTable:
     def replay(self, actions: object) -> None:
         """Play the kept actions again (the referee checks them again)."""
         if not isinstance(actions, list):
-            raise LocalError("ProtocolError", '"actions" is a list')
+            raise TableError("ProtocolError", '"actions" is a list')
         for item in actions:
             if not isinstance(item, dict) or not isinstance(item.get("seat"), int):
-                raise LocalError(
+                raise TableError(
                     "ProtocolError", 'an action is {"seat", "move"} or {"seat", "resign"}'
                 )
             seat = item["seat"]
@@ -203,7 +197,7 @@ class LocalTable:
             elif isinstance(item.get("move"), str):
                 self.play(seat, item["move"])
             else:
-                raise LocalError(
+                raise TableError(
                     "ProtocolError", 'an action is {"seat", "move"} or {"seat", "resign"}'
                 )
         self.version = len(self.actions)
@@ -225,19 +219,19 @@ class LocalTable:
         }
 
     # -- who may do what -----------------------------------------------------------
+    @property
+    def kinds(self) -> list[str]:
+        return [seat.kind for seat in self.seats]
+
     def person_seats(self) -> list[int]:
-        return [s for s, seat in enumerate(self.seats) if seat.kind == "person"]
+        return table_rules.person_seats(self.kinds)
 
     @property
     def against_computer(self) -> bool:
-        return any(seat.kind == "computer" for seat in self.seats) and bool(self.person_seats())
+        return table_rules.against_computer(self.kinds)
 
     def can_undo(self) -> bool:
-        return (
-            self.against_computer
-            and not self.game.is_over
-            and any(self.seats[a.seat].kind == "person" and a.move for a in self.actions)
-        )
+        return table_rules.can_undo(self.kinds, self.game, self.actions)
 
     # -- the public state ----------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -324,29 +318,9 @@ def _text_or_none(value: object) -> str | None:
 
 
 def _read_seats(rules: Ruleset, data: object) -> list[Seat]:
-    if not isinstance(data, list) or len(data) != rules.players:
-        raise LocalError(
-            "seats", f"{rules.id} needs exactly {rules.players} seats ({', '.join(rules.seats)})"
-        )
-    seats = []
-    for colour, item in zip(rules.seats, data, strict=True):
-        kind = item.get("kind") if isinstance(item, dict) else None
-        if kind == "person":
-            seats.append(Seat("person"))
-        elif kind == "computer":
-            level = item.get("level", "easy") if isinstance(item, dict) else None
-            if not isinstance(level, str) or level not in LEVELS:
-                raise LocalError(
-                    "level",
-                    f"{colour}: unknown computer level {str(level)[:20]!r}; known: {', '.join(LEVELS)}",
-                )
-            seats.append(Seat("computer", level))
-        else:
-            raise LocalError(
-                "seats", f'{colour}: a seat on this screen is {{"kind": "person"}} or "computer"'
-            )
+    seats = [Seat(kind, level) for kind, level in read_seats(rules, data, SEAT_KINDS)]
     if not any(seat.kind == "person" for seat in seats):
-        raise LocalError("seats", "a local game needs a person in at least one seat")
+        raise TableError("seats", "a local game needs a person in at least one seat")
     return seats
 
 
@@ -357,7 +331,7 @@ def _path(data: dict[str, Any]) -> list[str]:
         or not 2 <= len(path) <= 200
         or not all(isinstance(h, str) for h in path)
     ):
-        raise LocalError("ProtocolError", '"path" is a list of hole names, like ["m1", "m3"]')
+        raise TableError("ProtocolError", '"path" is a list of hole names, like ["m1", "m3"]')
     return path
 
 
@@ -366,7 +340,7 @@ def _seat_field(data: dict[str, Any], name: str = "seat") -> int | None:
     if seat is None:
         return None
     if not isinstance(seat, int) or isinstance(seat, bool):
-        raise LocalError("ProtocolError", f'"{name}" is a whole number')
+        raise TableError("ProtocolError", f'"{name}" is a whole number')
     return seat
 
 
@@ -385,7 +359,7 @@ class LocalTables:
         """The answers to one message of the page, as a JSON list."""
         try:
             replies = self._handle(_read_message(text))
-        except LocalError as refused:
+        except TableError as refused:
             replies = [error(refused.code, str(refused))]
         except SternhalmaError as refused:
             replies = [error(type(refused).__name__, str(refused))]
@@ -403,7 +377,7 @@ class LocalTables:
             return [{"type": "pong", "v": self.current.version if self.current else 0}]
         table = self.current
         if table is None:
-            raise LocalError("no-table", 'no table is open here: send "open" first')
+            raise TableError("no-table", 'no table is open here: send "open" first')
         if kind == "hello":
             return [
                 {
@@ -431,10 +405,10 @@ class LocalTables:
         if kind == "record":
             return [{"type": "record", "text": table.record()}]
         if kind in ("sit", "leave", "abort", "claim", "chat"):
-            raise LocalError(
+            raise TableError(
                 "ProtocolError", f'"{kind}" is for online tables; this game is on this screen'
             )
-        raise LocalError("ProtocolError", f"unknown message type {str(kind)[:30]!r}")
+        raise TableError("ProtocolError", f"unknown message type {str(kind)[:30]!r}")
 
     def _changed(self, table: LocalTable, event: dict[str, Any]) -> list[dict[str, Any]]:
         table.version += 1
@@ -448,40 +422,32 @@ class LocalTables:
         path = _path(data)
         version = data.get("v")
         if seat is None or not 0 <= seat < len(table.seats) or table.seats[seat].kind != "person":
-            raise LocalError("not-your-seat", f"you do not hold seat {seat} at this table")
+            raise TableError("not-your-seat", f"you do not hold seat {seat} at this table")
         if table.game.is_over:
-            raise LocalError("over", "the game is over")
+            raise TableError("over", "the game is over")
         if table.game.turn != seat or table.thinking is not None:
-            raise LocalError("not-your-turn", f"it is not {table.rules.seats[seat]}'s turn")
+            raise TableError("not-your-turn", f"it is not {table.rules.seats[seat]}'s turn")
         if version is not None and version != table.version:
-            raise LocalError("stale", "the game moved on; look at the board again")
+            raise TableError("stale", "the game moved on; look at the board again")
         rules = table.rules
         try:
             holes = [rules.board.index(name) for name in path]
         except KeyError as unknown:
-            raise LocalError("hole", f"unknown hole {str(unknown.args[0])[:20]!r}") from None
+            raise TableError("hole", f"unknown hole {str(unknown.args[0])[:20]!r}") from None
         move = rules.check_path(table.game.position, holes)
         if data.get("confirm") is not True and table.game.would_put_out(move):
             return [{"type": "confirm", "seat": seat, "path": path}]
         return self._changed(table, table.play(seat, move))
 
     def _undo(self, table: LocalTable) -> list[dict[str, Any]]:
-        if not table.can_undo():
-            raise LocalError("no-undo", "there is no move of yours to take back")
-        undone = []
-        while table.actions:
-            action = table.actions.pop()
-            table.game.undo()
-            undone.append(action.move)
-            if table.seats[action.seat].kind == "person":
-                break
+        undone = table_rules.take_back(table.kinds, table.game, table.actions)
         table.generation += 1
         table.thinking = None
         return self._changed(table, {"kind": "undo", "moves": undone})
 
     def _resign(self, table: LocalTable, seat: int | None) -> list[dict[str, Any]]:
         if table.game.is_over:
-            raise LocalError("over", "the game is over")
+            raise TableError("over", "the game is over")
         people = table.person_seats()
         if seat is None:
             turn = table.game.turn
@@ -490,9 +456,9 @@ class LocalTables:
             elif len(people) == 1:
                 seat = people[0]
             else:
-                raise LocalError("seat", "say which seat resigns")
+                raise TableError("seat", "say which seat resigns")
         if seat not in people:
-            raise LocalError("not-your-seat", f"you do not hold seat {seat} at this table")
+            raise TableError("not-your-seat", f"you do not hold seat {seat} at this table")
         table.game.resign(seat)
         table.actions.append(Action(seat, resign=True))
         table.generation += 1
@@ -501,10 +467,10 @@ class LocalTables:
 
     def _hint(self, table: LocalTable) -> list[dict[str, Any]]:
         if not table.against_computer:
-            raise LocalError("no-hint", "hints are given only in games against the computer")
+            raise TableError("no-hint", "hints are given only in games against the computer")
         turn = table.game.turn
         if table.game.is_over or turn is None or table.seats[turn].kind != "person":
-            raise LocalError("not-your-turn", "a hint is given when it is your turn")
+            raise TableError("not-your-turn", "a hint is given when it is your turn")
         text = table.choose(HINT_LEVEL)
         path = [table.rules.board.names[h] for h in table.rules.parse_path(text)]
         return [{"type": "hint", "v": table.version, "seat": turn, "path": path}]
@@ -512,7 +478,7 @@ class LocalTables:
     def _look(self, table: LocalTable, ply: object) -> list[dict[str, Any]]:
         moves = [a.move for a in table.actions if a.move is not None]
         if not isinstance(ply, int) or isinstance(ply, bool) or not 0 <= ply <= len(moves):
-            raise LocalError("ply", f"the game has only {len(moves)} moves")
+            raise TableError("ply", f"the game has only {len(moves)} moves")
         game = table.new_game()
         for text in moves[:ply]:
             game.play(text)
@@ -520,7 +486,7 @@ class LocalTables:
 
     def _rematch(self, table: LocalTable) -> list[dict[str, Any]]:
         if not table.game.is_over:
-            raise LocalError("not-over", "a rematch is offered once the game is over")
+            raise TableError("not-over", "a rematch is offered once the game is over")
         if table.rematch is None:
             new = LocalTable(
                 id=_new_id(),
@@ -577,13 +543,13 @@ def _read_message(text: str) -> dict[str, Any]:
     (``open``: MAX_OPEN), read by the project's one JSON reader."""
     too_long = f"a message is JSON text of at most {MAX_MESSAGE} characters"
     if not isinstance(text, str) or len(text) > MAX_OPEN:
-        raise LocalError("ProtocolError", too_long)
+        raise TableError("ProtocolError", too_long)
     try:
         data = read_json(text)
     except JsonTextError as bad:
-        raise LocalError("ProtocolError", f"a message must be JSON: {bad}") from None
+        raise TableError("ProtocolError", f"a message must be JSON: {bad}") from None
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-        raise LocalError("ProtocolError", 'a message is a JSON object with a "type"')
+        raise TableError("ProtocolError", 'a message is a JSON object with a "type"')
     if data["type"] != "open" and len(text) > MAX_MESSAGE:
-        raise LocalError("ProtocolError", too_long)
+        raise TableError("ProtocolError", too_long)
     return data

@@ -17,6 +17,17 @@ class SternhalmaError(ValueError):
     """Base of every error the engine raises for bad input."""
 
 
+class TableError(SternhalmaError):
+    """A well-formed command that a table refuses (not your seat, not your turn, ...).
+
+    ``code`` lets the browser show the reason in the player's language.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 class InvalidMoveTextError(SternhalmaError):
     """Move text that is not a path of existing holes."""
 

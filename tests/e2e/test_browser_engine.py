@@ -112,6 +112,12 @@ def test_a_whole_game_against_hard_makes_no_request_after_the_page_loaded(
     expect(page.locator("#download")).to_have_attribute("href", re.compile("^blob:"))
     assert moves.count() > 20
     assert requests == [], requests
+    # The analysis board opens on the game, its record handed over in the link.
+    analyse = page.get_by_role("link", name="Analyse the game")
+    expect(analyse).to_have_attribute("href", re.compile("^/analysis#record="))
+    played = moves.count()
+    analyse.click()
+    expect(page.locator("#an-moves button[data-ply]")).to_have_count(played)
 
 
 def test_a_local_game_plays_with_the_network_cut(
@@ -154,6 +160,13 @@ def test_the_service_worker_opens_and_plays_the_local_game_offline_after_a_first
         "Online play needs the network, and this browser is offline."
     )
     expect(page.get_by_role("button", name="Start")).to_be_disabled()
+    unreachable = "Online games cannot be listed now: this needs the network."
+    expect(page.locator("#open-list")).to_have_text(unreachable)
+    expect(page.locator("#live-list")).to_have_text(unreachable)
+    page.get_by_role("button", name="Play online").click()
+    expect(page.locator("#pool-error")).to_have_text(
+        "Online play needs the network, and this browser is offline."
+    )
     start_local_game(page, browser_server, "easy")
     play_any_move(page)
     expect(page.locator("#move-list button[data-ply]")).to_have_count(2)  # the answer

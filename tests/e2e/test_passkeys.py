@@ -14,7 +14,7 @@ from typing import Any
 
 from playwright.sync_api import Browser, CDPSession, Page, expect
 
-from e2e.test_accounts import kept, make_account
+from e2e.test_accounts import PASSWORD, kept, make_account
 from e2e.test_online import player, rated_games, ready
 
 
@@ -55,6 +55,7 @@ def test_a_passkey_logs_in_on_two_devices_and_is_removed(
         ready(phone, local + "/account")
         expect(phone.locator("#passkey-list")).to_have_text("No passkeys yet.")
         phone.locator("#passkey-name").fill("My phone")
+        phone.locator("#passkey-password").fill(PASSWORD)
         phone.get_by_role("button", name="Add a passkey").click()
         expect(phone.locator("#account-message")).to_have_text(
             "The passkey is added: it logs you in from now on."

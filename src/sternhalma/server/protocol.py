@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from sternhalma.errors import SternhalmaError
+from sternhalma.errors import TableError as TableError  # the server's modules import it here
 from sternhalma.invisible import first_invisible
 from sternhalma.jsontext import JsonTextError, read_json
 
@@ -29,17 +30,6 @@ NICKNAME_LENGTH = (1, 24)
 
 class ProtocolError(SternhalmaError):
     """A message that is not a command the table understands."""
-
-
-class TableError(SternhalmaError):
-    """A well-formed command that the table refuses (not your seat, not your turn, ...).
-
-    ``code`` lets the browser show the reason in the player's language.
-    """
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 @dataclass(frozen=True)

@@ -116,12 +116,17 @@ class Passkeys:
 
     # -- adding one --------------------------------------------------------------------
     async def begin_register(
-        self, token: str | None, name: object, rp_id: str, origin: str
+        self,
+        token: str | None,
+        password: object,
+        name: object,
+        rp_id: str,
+        origin: str,
+        address: str,
     ) -> dict[str, Any]:
-        """The options for ``navigator.credentials.create`` and the ceremony's id."""
-        me = await self.accounts.me(token)
-        if me is None or not me.account:
-            raise TableError("login", "log in first")
+        """The options for ``navigator.credentials.create`` and the ceremony's id, once
+        the account's password is given again (a passkey is a new way in)."""
+        me = await self.accounts.confirm_password(token, password, address)
         now = datetime.now(UTC)
         label = _name(name)
         async with self.store.engine.connect() as connection:

@@ -219,9 +219,10 @@ class Accounts:
                 )
             )
 
-    async def _password_of(self, token: str | None, password: object, address: str) -> Me:
+    async def confirm_password(self, token: str | None, password: object, address: str) -> Me:
         """The session's account, once ``password`` proves it is still its owner (a
-        wrong one counts as a refused log-in)."""
+        wrong one counts as a refused log-in): asked again before anything that
+        changes how one logs in, so a session left open is not enough."""
         me = await self.me(token)
         if me is None or not me.account:
             raise TableError("login", "log in first")
@@ -246,7 +247,7 @@ class Accounts:
     ) -> None:
         """A new password; every other session of the account ends."""
         new = check_password(new)
-        me = await self._password_of(token, old, address)
+        me = await self.confirm_password(token, old, address)
         hashed = await hash_password(new)
         assert token is not None
         async with self.store.writer.begin() as connection:
@@ -267,7 +268,7 @@ class Accounts:
         """Delete the account: its finished games stay, under the name "deleted"; its
         ratings, sessions and nickname go. Refused while it plays or waits at a table.
         Returns the player's id."""
-        me = await self._password_of(token, password, address)
+        me = await self.confirm_password(token, password, address)
         async with self.store.writer.begin() as connection:
             await connection.run_sync(_delete, me.player)
         return me.player

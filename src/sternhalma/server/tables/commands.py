@@ -25,6 +25,7 @@ from sternhalma.server.tables.copies import Copies
 from sternhalma.server.tables.live import LiveTable
 from sternhalma.server.tables.seats import Seat, check_rated, parse_clock, parse_seats
 from sternhalma.server.tables.table import Action, Table, parse_moves_made
+from sternhalma.table_rules import take_back
 
 
 class Commands:
@@ -139,15 +140,7 @@ class Commands:
         async with live.lock:
             table = live.table
             table.check_creator(token)
-            if not table.can_undo():
-                raise TableError("no-undo", "there is no move of yours to take back")
-            undone = []
-            while table.actions:
-                action = table.actions.pop()
-                table.game.undo()
-                undone.append(action.move)
-                if table.seats[action.seat].kind == "person":
-                    break
+            undone = take_back(table.kinds, table.game, table.actions)
             table.generation += 1
             table.thinking = None
             await self.copies.commit(live, {"kind": "undo", "moves": undone})

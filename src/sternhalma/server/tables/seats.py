@@ -20,11 +20,11 @@ from datetime import datetime
 from typing import Any, Literal
 
 from sternhalma.clock import ClockError, TimeControl, parse_time_control
-from sternhalma.players import LEVELS
 from sternhalma.rating import is_rated
 from sternhalma.rules.base import Ruleset
 from sternhalma.server.protocol import TableError
 from sternhalma.server.storage.identities import Origin
+from sternhalma.table_rules import read_seats
 
 SeatKind = Literal["person", "computer", "online"]
 KINDS: tuple[SeatKind, ...] = ("person", "computer", "online")
@@ -102,32 +102,8 @@ class Seat:
 
 def parse_seats(rules: Ruleset, data: object) -> list[Seat]:
     """The seats of a new table from the lobby's JSON; TableError says what is wrong."""
-    if not isinstance(data, list) or len(data) != rules.players:
-        raise TableError(
-            "seats", f"{rules.id} needs exactly {rules.players} seats ({', '.join(rules.seats)})"
-        )
-    seats = []
-    for colour, item in zip(rules.seats, data, strict=True):
-        kind = item.get("kind") if isinstance(item, dict) else None
-        if kind == "person":
-            seats.append(Seat("person"))
-        elif kind == "online":
-            seats.append(Seat("online"))
-        elif kind == "computer":
-            level = item.get("level", "easy") if isinstance(item, dict) else None
-            if not isinstance(level, str) or level not in LEVELS:
-                raise TableError(
-                    "level",
-                    f"{colour}: unknown computer level {str(level)[:20]!r}; "
-                    f"known: {', '.join(LEVELS)}",
-                )
-            seats.append(Seat("computer", level))
-        else:
-            raise TableError(
-                "seats", f'{colour}: a seat is {{"kind": "person"}}, "online" or "computer"'
-            )
-    kinds = {seat.kind for seat in seats}
-    if {"person", "online"} <= kinds:
+    seats = [Seat(kind, level) for kind, level in read_seats(rules, data, KINDS)]
+    if {"person", "online"} <= {seat.kind for seat in seats}:
         raise TableError(
             "seats",
             "a table is on one screen or online: make the other seats online players "

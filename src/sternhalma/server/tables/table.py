@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from sternhalma import table_rules
 from sternhalma.clock import Clock, TimeControl, TimeSource, monotonic_ms
 from sternhalma.errors import SternhalmaError
 from sternhalma.game import ANYTIME, OWNER_LEAVING, Game
@@ -215,20 +216,19 @@ class Table:
             )
         ]
 
+    @property
+    def kinds(self) -> list[str]:
+        return [seat.kind for seat in self.seats]
+
     def person_seats(self) -> list[int]:
-        return [s for s, seat in enumerate(self.seats) if seat.kind == "person"]
+        return table_rules.person_seats(self.kinds)
 
     @property
     def against_computer(self) -> bool:
-        """Undo and hints are offered only to people on one screen against the computer."""
-        return any(seat.kind == "computer" for seat in self.seats) and bool(self.person_seats())
+        return table_rules.against_computer(self.kinds)
 
     def can_undo(self) -> bool:
-        return (
-            self.against_computer
-            and not self.game.is_over
-            and any(self.seats[a.seat].kind == "person" and a.move for a in self.actions)
-        )
+        return table_rules.can_undo(self.kinds, self.game, self.actions)
 
     def check_creator(self, token: str | None) -> None:
         """Undo and hints: only the browser that holds the person seats may ask."""

@@ -66,7 +66,12 @@ def passkeys_router(rules: AccountRules, public_url: str | None) -> APIRouter:
         data = await body(request)
         rp_id, origin = relying_party(public_url, request)
         return await passkeys(request).begin_register(
-            request.cookies.get(COOKIE), data.get("name"), rp_id, origin
+            request.cookies.get(COOKIE),
+            data.get("password"),
+            data.get("name"),
+            rp_id,
+            origin,
+            address_of(request),
         )
 
     @router.post("/api/account/passkeys")

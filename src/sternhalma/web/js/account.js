@@ -44,6 +44,8 @@ export async function showAccount(root, navigate) {
           <form id="passkey-form" class="account-form">
             <label class="field"><span data-i18n="passkey.name"></span>
               <input id="passkey-name" maxlength="64" autocomplete="off"></label>
+            <label class="field"><span data-i18n="account.password"></span>
+              <input id="passkey-password" type="password" autocomplete="current-password" required></label>
             <button type="submit" data-i18n="passkey.add"></button>
           </form>
         </section>
@@ -118,7 +120,9 @@ export async function showAccount(root, navigate) {
     await refresh();
   }));
   $("#passkey-form").addEventListener("submit", attempt(async () => {
-    await addPasskey($("#passkey-name").value.trim());
+    const password = $("#passkey-password").value;
+    $("#passkey-password").value = "";
+    await addPasskey($("#passkey-name").value.trim(), password);
     $("#passkey-name").value = "";
     say(t("passkey.addedNow"), true);
     await showPasskeys($("#passkey-list"), (error) => say(passkeyError(error)));

@@ -301,7 +301,11 @@ export async function showAnalysis(root) {
   const params = new URLSearchParams(location.search);
   const table = params.get("table");
   const shared = location.hash.startsWith("#review=") ? decodeRecord(location.hash.slice(8)) : null;
-  if (shared !== null) {
+  const handed = location.hash.startsWith("#record=") ? decodeRecord(location.hash.slice(8)) : null;
+  if (handed !== null) {
+    // A game handed over in the link (a local game's, from this browser): opened, not reviewed.
+    await load(handed);
+  } else if (shared !== null) {
     // A shared review: the record is in the link; the review is made again, the same.
     await load(shared);
     if (game && game.analysable && game.moves.length) $("#an-review-start").click();

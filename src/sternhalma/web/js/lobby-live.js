@@ -28,9 +28,10 @@ function seatText(seat) {
 /** Fills ``box`` with the live list now and every few seconds; returns the stop. */
 export function showLive(box) {
   let games = [];
+  let unreachable = false;
   function fill() {
     fillTableCards(box, games, {
-      none: t("live.none"),
+      none: t(unreachable ? "lobby.listUnreachable" : "live.none"),
       title: (game) => `${t(`game.${game.game}`)} · ${variantName(game.variant)} · ${t("live.move", { n: game.moves + 1 })} · ${t("live.spectators", { n: game.spectators })}`,
       seat: (seat) => [` ${seatText(seat)}`],
       action: t("live.open"),
@@ -39,8 +40,10 @@ export function showLive(box) {
   async function refresh() {
     try {
       games = await liveGames();
+      unreachable = false;
     } catch {
       games = [];
+      unreachable = true;
     }
     fill();
   }

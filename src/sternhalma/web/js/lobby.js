@@ -211,18 +211,21 @@ export async function showLobby(root, navigate) {
   }
 
   let open = [];
+  let unreachable = false;
   async function refreshOpen() {
     try {
       open = await openTables();
+      unreachable = false;
     } catch {
       open = [];
+      unreachable = true;
     }
     fillOpen();
   }
 
   function fillOpen() {
     const list = fillTableCards($("#open-list"), open, {
-      none: t("lobby.noOpen"),
+      none: t(unreachable ? "lobby.listUnreachable" : "lobby.noOpen"),
       title: (table) => `${t(`game.${table.game}`)} · ${variantName(table.variant)} · ${clockName(table.clock)} · ${t(table.rated ? "lobby.ratedShort" : "lobby.casualShort")}`,
       seat: (seat, table) => {
         const who = seat.kind === "computer" ? t("player.computer", { level: t(`level.${seat.level}`) }) : seat.taken ? seat.nickname : t("seat.free");

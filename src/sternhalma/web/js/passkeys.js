@@ -65,9 +65,9 @@ function cancelled(error) {
   return error?.name === "NotAllowedError" || error?.name === "AbortError";
 }
 
-/** Add a passkey to the logged-in account; ``name`` may be empty. */
-export async function addPasskey(name) {
-  const begun = await send("/api/account/passkeys/options", { name: name || null });
+/** Add a passkey to the logged-in account, its password given again; ``name`` may be empty. */
+export async function addPasskey(name, password) {
+  const begun = await send("/api/account/passkeys/options", { name: name || null, password });
   let credential;
   try {
     credential = await navigator.credentials.create({ publicKey: creationOptions(begun.options) });

@@ -213,8 +213,12 @@ export function showPool(card, navigate, data) {
   });
   $("#pool-form").addEventListener("submit", (event) => {
     event.preventDefault();
-    $("#pool-error").textContent = "";
     save();
+    if (!navigator.onLine) {
+      $("#pool-error").textContent = t("lobby.needsNetwork");
+      return;
+    }
+    $("#pool-error").textContent = "";
     play();
   });
   $("#pool-leave").addEventListener("click", () => {

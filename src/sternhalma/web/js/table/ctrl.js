@@ -43,6 +43,7 @@ export class TableCtrl {
     this.working = false;
     this.local = isLocal(id); // played in this browser's engine, not on the server
     this.recordUrl = null; // a local game's record, as a file to download
+    this.recordText = null; // ... and as text, for the analysis board
     this.socket = new (this.local ? EngineSocket : TableSocket)(
       id,
       (message) => {
@@ -146,6 +147,7 @@ export class TableCtrl {
       case "record":
         if (this.recordUrl) URL.revokeObjectURL(this.recordUrl);
         this.recordUrl = URL.createObjectURL(new Blob([message.text], { type: "text/plain" }));
+        this.recordText = message.text;
         if (this.state) this.hooks.redraw();
         break;
       case "look":

@@ -3,6 +3,7 @@
 
 import { has, place, t } from "../i18n.js";
 import { swatch } from "../svg.js";
+import { encodeRecord } from "../analysis-link.js";
 import { abandonable } from "../records.js";
 import { colourName } from "../words.js";
 import { playerName } from "./view-players.js";
@@ -67,14 +68,14 @@ export function resultView($, ctrl) {
     renderPlaces();
     renderRatings();
     renderRematch();
-    // A local game's record comes from the engine in this browser; the analysis board
-    // works on the server's tables.
+    // A local game's record comes from the engine in this browser, and goes to the
+    // analysis board in its address (after the #: the page reads it, no request does).
     const download = $("#download");
     download.href = ctrl.local ? ctrl.recordUrl || "" : `/api/tables/${encodeURIComponent(id)}/record`;
     if (ctrl.local) download.download = `sternhalma-${state.variant}-${id}.txt`;
     download.hidden = ctrl.local && !ctrl.recordUrl;
-    $("#analyse").hidden = ctrl.local;
-    $("#analyse").href = `/analysis?table=${encodeURIComponent(id)}`;
+    $("#analyse").hidden = ctrl.local && !ctrl.recordText;
+    $("#analyse").href = ctrl.local ? `/analysis#record=${encodeRecord(ctrl.recordText || "")}` : `/analysis?table=${encodeURIComponent(id)}`;
   };
 }
 
