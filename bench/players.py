@@ -5,7 +5,7 @@ as ``sternhalma match``; the figures are printed per scenario:
 
     .venv/bin/python bench/players.py                      # every scenario, 100 games each
     .venv/bin/python bench/players.py hard-medium-2 --games 20 --budget 0.3 --jobs 2
-    .venv/bin/python bench/players.py hard-medium-2 --set duel=solo --set breadth=8
+    .venv/bin/python bench/players.py hard-medium-2 --set duel.racer_moves=0 --set duel.breadth=8
     .venv/bin/python bench/players.py hard-hard-2 --budget 60 --set nodes_per_second=20 \
         --set2 nodes_per_second=80                          # 1,200 nodes a move against 4,800
     .venv/bin/python bench/players.py think --positions 10  # Hard's time a move, every variant
@@ -63,8 +63,8 @@ SCENARIOS: dict[str, Scenario] = {
 
 
 def settings_from(pairs: list[str]) -> HardSettings | None:
-    """HardSettings with ``key=value`` changes; ``weights.rows=10`` changes a race weight
-    (``multi_weights.group=0`` one for three or more players)."""
+    """HardSettings with ``key=value`` changes; ``duel.weights.rows=10`` changes a race
+    weight (``crowd.weights.group=0`` one for three or more players)."""
     if not pairs:
         return None
     try:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -23,7 +24,15 @@ from sternhalma import core
 from sternhalma.benchmark import sample_positions
 from sternhalma.boards.base import bits
 from sternhalma.game import Game
-from sternhalma.players.race import RaceSearch
+from sternhalma.players.evaluate import race_evaluation
+from sternhalma.players.race import (
+    WIN,
+    CrowdSettings,
+    DuelSettings,
+    RaceSearch,
+    SoloSettings,
+    pack,
+)
 from sternhalma.players.search import Limits
 from sternhalma.position import Position
 from sternhalma.rules import VARIANTS
@@ -184,16 +193,14 @@ def test_bad_bitboards_get_clear_errors() -> None:
     "settings",
     [
         {},
-        {"reply_breadth": 6, "rival_weight": 70},
-        {"duel": "forecast", "multi": "forecast"},
-        {"duel": "forecast", "multi": "forecast", "beam_depth": 6},
-        {"duel": "solo", "multi": "solo", "beam_depth": 9},
-        {"multi": "playout"},
-        {"multi": "playout", "playout_moves": 3, "playout_options": 4, "rival_weight": 25},
+        {"duel": DuelSettings(breadth=6, reply_breadth=6, rival_weight=70)},
+        {"racing": True},
+        {"racing": True, "solo": SoloSettings(beam_depth=6)},
+        {"crowd": CrowdSettings(playout_moves=3, playout_options=4, rival_weight=40)},
     ],
 )
 def test_hards_search_chooses_the_same_move_on_either_core(
-    variant: str, settings: dict[str, int | str]
+    variant: str, settings: dict[str, object]
 ) -> None:
     # A fixed node allowance: the compiled core only lists the moves faster, so the
     # search visits the same nodes and chooses the same move.
@@ -214,8 +221,64 @@ def test_hards_search_chooses_the_same_move_on_either_core(
                 compiled=compiled_core,
                 **settings,  # type: ignore[arg-type]
             )
-            chosen.append((search.choose(position, options), search.mode, limits.used))
+            chosen.append(
+                (search.choose(position, options), search.mode, limits.used, search.score)
+            )
         assert chosen[0] == chosen[1]
+
+
+def native_tables(rules: RaceRules) -> Any:
+    """Hard's evaluation tables for ``rules`` in the compiled core."""
+    evaluation = RaceSearch(rules, 0, range(rules.players), Limits.of(1, None)).evaluation
+    return core.native_evaluation(
+        evaluation.costs, evaluation.to_go, evaluation.divisor, evaluation.group
+    )
+
+
+def native_settings(name: str, **fields: object) -> Any:
+    """The compiled core's settings for the search ``name``: small counts, ``fields`` changed."""
+    made = core.native_search_settings(name)
+    values: dict[str, object] = {"me": 0, "rivals": [1], "opponents": [1], "breadth": 10}
+    values |= {"reply_breadth": 10, "max_depth": 3, "rival_weight": 100, "beam_width": 5}
+    values |= {"beam_depth": 4, "playout_moves": 2, "playout_options": 2, "nodes": 500}
+    for name, value in (values | fields).items():
+        setattr(made, name, value)
+    return made
+
+
+@compiled
+def test_the_cores_search_takes_its_settings_as_one_struct_and_refuses_bad_ones() -> None:
+    rules = VARIANTS["classic-2"]
+    assert isinstance(rules, RaceRules)
+    start, tables = rules.initial(), native_tables(rules)
+    order = [pack(0, *move.key) for move in rules.legal_moves(start)]
+    native = core.native_race_core(rules)
+    result = native.search(tables, start.marbles, native_settings("alphabeta"), order)
+    assert result.best in order and result.depth == 3 and 0 < result.used <= 500
+    for search in ("solo", "forecast", "playout"):
+        done = native.search(tables, start.marbles, native_settings(search), order)
+        assert done.best in order and 0 < done.used <= 500
+    with pytest.raises(KeyError):
+        core.native_search_settings("brs")
+    for fields, message in [
+        ({"breadth": 0}, "breadth is at least 1"),
+        ({"beam_depth": 0}, "beam_depth is at least 1"),
+        ({"nodes": 0}, "nodes is at least 1"),
+        ({"rivals": [0]}, "no such rival"),
+        ({"opponents": [2]}, "an opponent is one of the rivals"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            native.search(tables, start.marbles, native_settings("alphabeta", **fields), order)
+    three = VARIANTS["classic-3"]
+    assert isinstance(three, RaceRules)
+    crowd = native_settings("alphabeta", rivals=[1, 2], opponents=[1, 2])
+    with pytest.raises(ValueError, match="exactly one rival"):
+        core.native_race_core(three).search(
+            native_tables(three), three.initial().marbles, crowd, order
+        )
+    for wrong in (7, "alphabeta"):  # the search is one of the enum's
+        with pytest.raises(TypeError):
+            native_settings("alphabeta", search=wrong)
 
 
 STAR_RACE = [rules for rules in RACE if rules.anti_blocking]
@@ -272,12 +335,11 @@ def test_the_core_finishes_whom_the_referee_finishes_before_and_after_move_30(
     "settings",
     [
         {},
-        {"duel": "forecast", "multi": "forecast", "beam_depth": 6},
-        {"multi": "brs"},
+        {"racing": True, "solo": SoloSettings(beam_depth=6)},
     ],
 )
 def test_hards_search_is_the_same_on_either_core_beside_full_goals(
-    variant: str, settings: dict[str, int | str]
+    variant: str, settings: dict[str, object]
 ) -> None:
     rules = VARIANTS[variant]
     assert isinstance(rules, RaceRules)
@@ -300,5 +362,186 @@ def test_hards_search_is_the_same_on_either_core_beside_full_goals(
                     compiled=compiled_core,
                     **settings,  # type: ignore[arg-type]
                 )
-                chosen.append((search.choose(position, options), search.mode, limits.used))
+                chosen.append(
+                    (search.choose(position, options), search.mode, limits.used, search.score)
+                )
             assert chosen[0] == chosen[1]
+
+
+@compiled
+@pytest.mark.parametrize("variant", ["classic-2", "classic-6", "halma-2", "longjump-2"])
+def test_hards_solo_search_is_the_same_on_either_core(variant: str) -> None:
+    # Alone on the board (every rival finished or behind), the beam over our own moves.
+    rules = VARIANTS[variant]
+    assert isinstance(rules, RaceRules)
+    for position in sample_positions(rules, 4, seed=5):
+        options = rules.legal_moves(position)
+        chosen = []
+        for compiled_core in (False, True):
+            limits = Limits.of(2_000, None)
+            search = RaceSearch(
+                rules, position.turn, [position.turn], limits, compiled=compiled_core
+            )
+            chosen.append(
+                (search.choose(position, options), search.mode, limits.used, search.score)
+            )
+        assert chosen[0][1] == "solo"
+        assert chosen[0] == chosen[1]
+
+
+# -- Hard's alpha-beta against a brute-force minimax -------------------------------------
+class Minimax:
+    """A plain negamax over the rules' move generator, every move at every node, no
+    pruning and no table: the value Hard's alpha-beta must find at the same depth.
+
+    The value for the seat to move at the horizon is the rival's cost less its own,
+    each weighted (ours 100, the rival's ``rival_weight``, in percent); a move that
+    finishes its mover is worth WIN less the plies to it, or a draw (0) when the first
+    player finishes and the second can finish with its last reply (rules.md); a seat
+    without moves passes.
+    """
+
+    def __init__(self, rules: RaceRules, me: int, rival_weight: int) -> None:
+        self.rules, self.me, self.rival_weight = rules, me, rival_weight
+        self.evaluation = race_evaluation(rules, DuelSettings().weights)
+
+    def leaf(self, marbles: tuple[int, ...], turn: int) -> int:
+        def cost(seat: int) -> int:
+            weight = 100 if seat == self.me else self.rival_weight
+            return weight * self.evaluation.value(seat, *self.evaluation.sums(seat, marbles[seat]))
+
+        return cost(1 - turn) - cost(turn)
+
+    def children(self, marbles: tuple[int, ...], turn: int) -> list[tuple[int, ...]]:
+        position = Position(self.rules, turn, marbles)
+        moves = self.rules.moves_of(position, turn, marbles[turn])
+        return [self.rules.apply_unchecked(position, move).marbles for move in moves]
+
+    def finished(self, marbles: tuple[int, ...], seat: int) -> bool:
+        return self.rules.has_finished(Position(self.rules, seat, marbles), seat)
+
+    def finish(self, marbles: tuple[int, ...], seat: int, ply: int) -> int:
+        last_reply = self.rules.last_reply and seat == 0
+        if last_reply and any(self.finished(after, 1) for after in self.children(marbles, 1)):
+            return 0
+        return WIN - ply
+
+    def value(self, marbles: tuple[int, ...], turn: int, depth: int, ply: int) -> int:
+        """The value for ``turn`` to move, ``depth`` plies deep, ``ply`` plies from the root."""
+        if depth == 0:
+            return self.leaf(marbles, turn)
+        children = self.children(marbles, turn)
+        if not children:
+            return -self.value(marbles, 1 - turn, depth - 1, ply + 1)
+        return max(self.after(child, turn, depth, ply) for child in children)
+
+    def after(self, child: tuple[int, ...], turn: int, depth: int, ply: int) -> int:
+        """The value for ``turn`` of its move to ``child``."""
+        if self.finished(child, turn):
+            return self.finish(child, turn, ply)
+        return -self.value(child, 1 - turn, depth - 1, ply + 1)
+
+
+def few_marbles(rules: RaceRules, count: int, seed: int, most: int = 3) -> Iterator[Position]:
+    """One to ``most`` marbles a seat in a crowded region (so that chains of jumps exist);
+    in Halma about the goal of the seat to move, so that it may finish within a few plies."""
+    rng = random.Random(f"few:{rules.id}:{seed}")
+    board = rules.board
+    while count:
+        turn = rng.randrange(2)
+        centre = rng.randrange(board.size)
+        if not rules.anti_blocking:  # both seats' pieces about the goal of the seat to move
+            centre = rng.choice(list(bits(rules.goals[turn])))
+        marbles: list[int] = []
+        for _seat in range(2):
+            near = sorted(range(board.size), key=lambda h: board.distance(centre, h))[:14]
+            free = [h for h in near if not any(m >> h & 1 for m in marbles)]
+            marbles.append(sum(1 << h for h in rng.sample(free, rng.randint(1, most))))
+        position = Position(rules, turn, tuple(marbles))
+        finished = any(rules.has_finished(position, seat) for seat in range(2))
+        if not finished and rules.legal_moves(position):
+            count -= 1
+            yield position
+
+
+def both_about_to_finish(rules: RaceRules, count: int, seed: int) -> Iterator[Position]:
+    """Each seat's goal filled by its owner's marbles but one hole, and one own marble
+    mostly a step from it: the first player's finish meets the last reply."""
+    rng = random.Random(f"about-to-finish:{rules.id}:{seed}")
+    board = rules.board
+    while count:
+        marbles = [rules.homes[0], rules.homes[1]]
+        for seat in range(2):
+            goal = rules.goals[seat]
+            edge = [h for h in bits(goal) if any(not goal >> n & 1 for n in board.neighbours[h])]
+            gap = rng.choice(edge)
+            marbles[1 - seat] &= ~(1 << gap)
+            occupied = marbles[0] | marbles[1]
+            outside = [h for h in range(board.size) if not (occupied | goal) >> h & 1]
+            beside = [h for h in board.neighbours[gap] if h in outside]
+            marbles[seat] |= 1 << rng.choice(beside if rng.random() < 0.8 else outside)
+        position = Position(rules, rng.randrange(2), tuple(marbles))
+        finished = any(rules.has_finished(position, seat) for seat in range(2))
+        if not finished and rules.legal_moves(position):
+            count -= 1
+            yield position
+
+
+@pytest.mark.parametrize(
+    ("variant", "positions", "count", "depths"),
+    [
+        ("classic-2", "few", 30, (1, 2, 3, 4)),
+        ("classic-2", "fewer", 16, (5,)),  # deep enough for the table to meet transpositions
+        ("halma-2", "few", 24, (1, 2, 3)),
+        ("classic-2", "about-to-finish", 14, (1, 2, 3)),
+    ],
+)
+def test_alpha_beta_finds_the_brute_force_minimax_value(
+    variant: str, positions: str, count: int, depths: tuple[int, ...]
+) -> None:
+    """On small positions (few marbles, or a full goal's last hole), at depths 1 to 4, the
+    core's alpha-beta (breadth, transposition table, iterative deepening) finds the value
+    of a brute-force minimax, and a move of that value; on both cores."""
+    rules = VARIANTS[variant]
+    assert isinstance(rules, RaceRules)
+    made = {
+        "few": few_marbles,
+        "fewer": lambda rules, count, seed: few_marbles(rules, count, seed, most=2),
+        "about-to-finish": both_about_to_finish,
+    }[positions]
+    cores = (False, True) if core.COMPILED else (False,)
+    searched = finishes = 0
+    for index, start in enumerate(made(rules, count, seed=1)):
+        me = start.turn
+        rival_weight = (100, 70)[index % 2]
+        minimax = Minimax(rules, me, rival_weight)
+        # Every move at every node: the breadths are wider than any move list.
+        duel = DuelSettings(breadth=999, reply_breadth=999, race_lead=0, rival_weight=rival_weight)
+        options = rules.legal_moves(start)
+        for depth in depths:
+            values = {
+                move: minimax.after(rules.apply_unchecked(start, move).marbles, me, depth, 0)
+                for move in options
+            }
+            best = max(values.values())
+            finishes += best >= WIN - depth
+            for compiled_core in cores:
+                search = RaceSearch(
+                    rules,
+                    me,
+                    (0, 1),
+                    Limits.of(10**12, None),
+                    duel=duel,
+                    max_depth=depth,
+                    compiled=compiled_core,
+                )
+                if search.separated(start.marbles):  # every rival marble behind ours: solo
+                    break
+                move = search.choose(start, options)
+                assert search.mode == "alphabeta"
+                assert (search.depth_reached, search.score) == (depth, best), (start, depth)
+                assert values[move] == best, (start, depth)
+                searched += 1
+    assert searched >= count * len(depths) * len(cores) // 2
+    if positions == "about-to-finish" or variant == "halma-2":
+        assert finishes > 0

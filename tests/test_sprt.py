@@ -13,6 +13,7 @@ from sternhalma.cli import main
 from sternhalma.errors import SternhalmaError
 from sternhalma.game import Game
 from sternhalma.players.hard import HardSettings
+from sternhalma.players.race import DuelSettings
 from sternhalma.sprt import Pentanomial, Sprt, SprtError, elo_of, expected_score
 
 # By hand: 50 Elo expects 1 / (1 + 10^(-50/400)) = 1 / 1.749894 = 0.571463.
@@ -97,14 +98,15 @@ def test_a_test_that_cannot_be_run_is_refused(
 
 # -- the players and the pairs --------------------------------------------------------
 def test_a_contestant_names_its_own_limits_and_settings() -> None:
-    hard = match.contestant("hard:nodes=20000:seconds=0.5:breadth=8:history=false:duel=solo")
+    hard = match.contestant("hard:nodes=20000:seconds=0.5:duel.breadth=8:compiled_scale=6")
     assert (hard.level, hard.nodes, hard.seconds) == ("hard", 20000, 0.5)
-    assert hard.settings == HardSettings(breadth=8, history=False, duel="solo")
-    weighed = match.contestant("hard:weights.rows=10:multi_weights.group=0").settings
+    assert hard.settings == HardSettings(duel=DuelSettings(breadth=8), compiled_scale=6)
+    weighed = match.contestant("hard:duel.weights.rows=10:crowd.weights.group=0").settings
     assert weighed is not None
-    assert (weighed.weights.rows, weighed.multi_weights.group) == (10, 0)
-    assert weighed.weights.steps == HardSettings().weights.steps
-    assert str(hard) == "hard:nodes=20000:seconds=0.5:breadth=8:history=false:duel=solo"
+    assert (weighed.duel.weights.rows, weighed.crowd.weights.group) == (10, 0)
+    assert weighed.duel.weights.steps == HardSettings().duel.weights.steps
+    assert weighed.duel.breadth == HardSettings().duel.breadth
+    assert str(hard) == "hard:nodes=20000:seconds=0.5:duel.breadth=8:compiled_scale=6"
     plain = match.contestant(" Medium ")
     assert (plain.level, plain.nodes, plain.settings, str(plain)) == (
         "medium",
@@ -123,12 +125,16 @@ def test_a_contestant_names_its_own_limits_and_settings() -> None:
         ("hard:nodes=10000000000000", "at most"),
         ("hard:seconds=nan", "seconds is more than 0"),
         ("hard:width=3", "no setting 'width'"),
-        ("hard:duel=fast", "duel is one of"),
-        ("hard:weights=1", "cannot be set"),
-        ("hard:weights.rows=many", "weights.rows is a number"),
-        ("hard:weights.depth=1", "no setting 'weights.depth'"),
-        ("hard:breadth=1e12", "breadth is a number"),
-        ("hard:history=maybe", "history is true or false"),
+        ("hard:duel=fast", "duel cannot be set"),
+        ("hard:duel.weights=1", "cannot be set"),
+        ("hard:duel.weights.rows=many", "duel.weights.rows is a number"),
+        ("hard:duel.weights.depth=1", "no setting 'duel.weights.depth'"),
+        ("hard:weights.rows=1", "no setting 'weights.rows'"),
+        ("hard:capture_breadth.x=1", "capture_breadth has no fields"),
+        ("hard:duel.breadth=1e12", "duel.breadth is a number"),
+        ("hard:duel.breadth=0", "breadth is at least 1"),
+        ("hard:solo.beam_depth=0", "beam_depth is at least 1"),
+        ("hard:crowd.playout_options=-1", "playout_options is at least 1"),
         ("medium:nodes=5", "only hard takes options"),
         ("genius", "unknown level"),
     ],

@@ -1,5 +1,40 @@
 # The compiled core (src/sternhalma/_core/module.cpp); used through sternhalma/core.py.
+import enum
 from collections.abc import Sequence
+
+class Search(enum.Enum):
+    solo = 0
+    alphabeta = 1
+    forecast = 2
+    playout = 3
+
+class SearchSettings:
+    me: int
+    rivals: list[int]
+    opponents: list[int]
+    owner_counts: list[bool]
+    search: Search
+    breadth: int
+    reply_breadth: int
+    max_depth: int
+    rival_weight: int
+    beam_width: int
+    beam_depth: int
+    playout_moves: int
+    playout_options: int
+    nodes: int
+    seconds: float
+    def __init__(self) -> None: ...
+
+class SearchResult:
+    @property
+    def best(self) -> int: ...
+    @property
+    def depth(self) -> int: ...
+    @property
+    def used(self) -> int: ...
+    @property
+    def score(self) -> int: ...
 
 class Evaluation:
     def __init__(
@@ -18,7 +53,6 @@ class RaceCore:
         goals: Sequence[int],
         may_end: Sequence[int],
         long_jumps: bool,
-        near: Sequence[int],
         anti_blocking: bool,
         last_reply: bool,
         owners: Sequence[int] = (),
@@ -33,22 +67,6 @@ class RaceCore:
         self,
         evaluation: Evaluation,
         marbles: Sequence[int],
-        me: int,
-        rivals: Sequence[int],
-        opponents: Sequence[int],
-        mode: int,
+        settings: SearchSettings,
         order: Sequence[int],
-        nodes: int,
-        seconds: float,
-        breadth: int,
-        reply_breadth: int,
-        max_depth: int,
-        rivalry: bool,
-        likely: int,
-        rival_weight: int,
-        beam_width: int = 0,
-        beam_depth: int = 0,
-        playout_moves: int = 8,
-        playout_options: int = 8,
-        owner_counts: Sequence[bool] = (),
-    ) -> tuple[int, int, int]: ...
+    ) -> SearchResult: ...

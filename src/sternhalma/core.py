@@ -21,7 +21,6 @@ from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Protocol
 
-from sternhalma.boards.base import Board
 from sternhalma.position import Position
 from sternhalma.rules.race import RaceRules
 
@@ -117,7 +116,6 @@ def native_race_core(rules: RaceRules) -> _native.RaceCore:
         list(rules.goals),
         list(rules.may_end),
         rules.long_jumps,
-        list(near_masks(board)),
         rules.anti_blocking,
         rules.last_reply,
         [-1 if owner is None else owner for owner in rules.goal_owners],
@@ -139,10 +137,11 @@ def native_evaluation(
     return evaluation
 
 
-@cache
-def near_masks(board: Board) -> tuple[int, ...]:
-    """near[hole]: the holes beside it and a jump away (where a rival hinders it)."""
-    return tuple(
-        board.neighbour_mask[hole] | board.mask(land for _, land, _ in board.jumps[hole])
-        for hole in range(board.size)
-    )
+def native_search_settings(search: str) -> _native.SearchSettings:
+    """The compiled core's settings for one decision of the search named ``search``
+    (players/race.py sets the other fields: it holds their defaults)."""
+    if _NATIVE is None:
+        raise RuntimeError("the compiled core is not in use (pure Python)")
+    settings: _native.SearchSettings = _NATIVE.SearchSettings()
+    settings.search = _NATIVE.Search[search]
+    return settings

@@ -86,15 +86,10 @@ public:
 
     CoreOf(int size, std::vector<std::vector<std::vector<int>>> rays,
            const std::vector<nb::int_>& goals, const std::vector<nb::int_>& may_end,
-           bool long_jumps, const std::vector<nb::int_>& near, bool anti_blocking,
-           bool last_reply, std::vector<int> owners)
+           bool long_jumps, bool anti_blocking, bool last_reply, std::vector<int> owners)
         : tables_(size, std::move(rays), convert(goals, size), convert(may_end, size),
                   long_jumps, std::move(owners), anti_blocking),
-          near_(convert(near, size)),
-          last_reply_(last_reply) {
-        if (near_.size() != static_cast<std::size_t>(size))
-            throw nb::value_error("one near mask per hole is needed");
-    }
+          last_reply_(last_reply) {}
 
     SearchResult search(const Evaluation& evaluation, nb::sequence marbles,
                         const SearchSettings& settings,
@@ -113,14 +108,32 @@ public:
                 throw nb::value_error("an evaluation table does not fit the board");
         for (int r : settings.rivals)
             if (r < 0 || r >= seats || r == settings.me) throw nb::value_error("no such rival");
-        if (settings.mode == 1 && settings.rivals.size() != 1)
-            throw nb::value_error("alpha-beta needs exactly one rival");
+        for (int o : settings.opponents)
+            if (std::find(settings.rivals.begin(), settings.rivals.end(), o) ==
+                settings.rivals.end())
+                throw nb::value_error("an opponent is one of the rivals");
+        if (settings.search != Search::solo && settings.rivals.empty())
+            throw nb::value_error("only the solo search runs without rivals");
+        if ((settings.search == Search::alphabeta || settings.search == Search::forecast) &&
+            settings.rivals.size() != 1)
+            throw nb::value_error("alpha-beta and the forecast need exactly one rival");
+        const std::pair<const char*, long long> counts[] = {
+            {"breadth", settings.breadth},
+            {"reply_breadth", settings.reply_breadth},
+            {"max_depth", settings.max_depth},
+            {"beam_width", settings.beam_width},
+            {"beam_depth", settings.beam_depth},
+            {"playout_moves", settings.playout_moves},
+            {"playout_options", settings.playout_options},
+            {"nodes", settings.nodes == 0 ? 0LL : 1LL}};
+        for (const auto& [name, value] : counts)
+            if (value < 1) throw nb::value_error((std::string(name) + " is at least 1").c_str());
         for (std::int64_t key : order)
             if (move_start(key) >= tables_.size() || move_end(key) >= tables_.size())
                 throw nb::value_error("a move leaves the board");
         typename RaceSearcher<W>::Pos pos;
         for (int s = 0; s < seats; ++s) pos.m[static_cast<std::size_t>(s)] = boards[static_cast<std::size_t>(s)];
-        RaceSearcher<W> searcher(tables_, evaluation, near_, last_reply_, settings);
+        RaceSearcher<W> searcher(tables_, evaluation, last_reply_, settings);
         nb::gil_scoped_release unlocked;
         return searcher.choose(pos, std::move(order));
     }
@@ -203,15 +216,13 @@ private:
     }
 
     RaceTables<W> tables_;
-    std::vector<B> near_;
     bool last_reply_;
 };
 
 std::unique_ptr<Core> make_core(int size, std::vector<std::vector<std::vector<int>>> rays,
                                 const std::vector<nb::int_>& goals,
                                 const std::vector<nb::int_>& may_end, bool long_jumps,
-                                const std::vector<nb::int_>& near, bool anti_blocking,
-                                bool last_reply, std::vector<int> owners) {
+                                bool anti_blocking, bool last_reply, std::vector<int> owners) {
     if (size <= 0 || size > 256) throw nb::value_error("a board has 1 to 256 holes");
     if (goals.size() != may_end.size() || goals.empty() || goals.size() > MAX_SEATS)
         throw nb::value_error("one goal and one end mask per seat are needed");
@@ -232,8 +243,8 @@ std::unique_ptr<Core> make_core(int size, std::vector<std::vector<std::vector<in
                 if (h < 0 || h >= size) throw nb::value_error("a ray leaves the board");
     if (size <= 128)
         return std::make_unique<CoreOf<2>>(size, std::move(rays), goals, may_end, long_jumps,
-                                           near, anti_blocking, last_reply, std::move(owners));
-    return std::make_unique<CoreOf<4>>(size, std::move(rays), goals, may_end, long_jumps, near,
+                                           anti_blocking, last_reply, std::move(owners));
+    return std::make_unique<CoreOf<4>>(size, std::move(rays), goals, may_end, long_jumps,
                                        anti_blocking, last_reply, std::move(owners));
 }
 
@@ -242,47 +253,19 @@ class RaceCore {
 public:
     RaceCore(int size, std::vector<std::vector<std::vector<int>>> rays,
              const std::vector<nb::int_>& goals, const std::vector<nb::int_>& may_end,
-             bool long_jumps, const std::vector<nb::int_>& near, bool anti_blocking,
-             bool last_reply, std::vector<int> owners)
-        : core_(make_core(size, std::move(rays), goals, may_end, long_jumps, near, anti_blocking,
+             bool long_jumps, bool anti_blocking, bool last_reply, std::vector<int> owners)
+        : core_(make_core(size, std::move(rays), goals, may_end, long_jumps, anti_blocking,
                           last_reply, std::move(owners))) {}
-    // Hard's search (players/race.py): (best packed move, deepest depth finished, nodes).
-    nb::tuple search(const Evaluation& evaluation, nb::sequence marbles, int me,
-                     std::vector<int> rivals, std::vector<int> opponents, int mode,
-                     std::vector<std::int64_t> order, std::uint64_t nodes, double seconds,
-                     int breadth, int reply_breadth, int max_depth, bool rivalry, int likely,
-                     int rival_weight, int beam_width, int beam_depth, int playout_moves,
-                     int playout_options, std::vector<bool> owner_counts) const {
-        if (mode < 0 || mode > 4) throw nb::value_error("mode is 0 (solo), 1, 2, 3 or 4");
-        if (owner_counts.size() > static_cast<std::size_t>(MAX_SEATS))
-            throw nb::value_error("owner_counts has one flag per seat");
-        SearchSettings settings;
-        for (std::size_t s = 0; s < owner_counts.size(); ++s)
-            settings.owner_counts[s] = owner_counts[s];
-        settings.me = me;
-        settings.rivals = std::move(rivals);
-        settings.opponents = std::move(opponents);
-        settings.mode = mode;
-        settings.breadth = std::max(breadth, 1);
-        settings.reply_breadth = std::max(reply_breadth, 1);
-        settings.max_depth = max_depth;
-        settings.rivalry = rivalry;
-        settings.likely = likely;
-        settings.rival_weight = rival_weight;
-        settings.beam_width = std::max(beam_width, 0);
-        settings.beam_depth = std::max(beam_depth, 0);
-        settings.playout_moves = std::max(playout_moves, 1);
-        settings.playout_options = std::max(playout_options, 1);
-        settings.nodes = std::max<std::uint64_t>(nodes, 1);
-        settings.seconds = seconds;
+    // Hard's search (players/race.py) for one decision; a Python signal handler's
+    // exception stops it (the thinking process gives its job up).
+    SearchResult search(const Evaluation& evaluation, nb::sequence marbles,
+                        SearchSettings settings, std::vector<std::int64_t> order) const {
         settings.interrupted = &signal_raised;
-        SearchResult r;
         try {
-            r = core_->search(evaluation, marbles, settings, std::move(order));
+            return core_->search(evaluation, marbles, settings, std::move(order));
         } catch (const Interrupted&) {
             throw nb::python_error();  // the exception a Python signal handler raised
         }
-        return nb::make_tuple(r.best, r.depth, r.used);
     }
     nb::bytes moves(nb::sequence marbles, int seat) const { return core_->moves(marbles, seat); }
     nb::object solo_beam(nb::int_ own, int seat, std::vector<std::int64_t> weights, int width,
@@ -313,20 +296,51 @@ NB_MODULE(_native, m) {
                                        group};
              },
              nb::arg("costs"), nb::arg("to_go"), nb::arg("divisor"), nb::arg("group"));
+    nb::enum_<Search>(m, "Search")
+        .value("solo", Search::solo)
+        .value("alphabeta", Search::alphabeta)
+        .value("forecast", Search::forecast)
+        .value("playout", Search::playout);
+    nb::class_<SearchSettings>(m, "SearchSettings")
+        .def(nb::init<>())
+        .def_rw("me", &SearchSettings::me)
+        .def_rw("rivals", &SearchSettings::rivals)
+        .def_rw("opponents", &SearchSettings::opponents)
+        .def_prop_rw(
+            "owner_counts",
+            [](const SearchSettings& s) {
+                return std::vector<bool>(s.owner_counts.begin(), s.owner_counts.end());
+            },
+            [](SearchSettings& s, const std::vector<bool>& counts) {
+                if (counts.size() > static_cast<std::size_t>(MAX_SEATS))
+                    throw nb::value_error("owner_counts has one flag per seat");
+                s.owner_counts.fill(true);
+                std::copy(counts.begin(), counts.end(), s.owner_counts.begin());
+            })
+        .def_rw("search", &SearchSettings::search)
+        .def_rw("breadth", &SearchSettings::breadth)
+        .def_rw("reply_breadth", &SearchSettings::reply_breadth)
+        .def_rw("max_depth", &SearchSettings::max_depth)
+        .def_rw("rival_weight", &SearchSettings::rival_weight)
+        .def_rw("beam_width", &SearchSettings::beam_width)
+        .def_rw("beam_depth", &SearchSettings::beam_depth)
+        .def_rw("playout_moves", &SearchSettings::playout_moves)
+        .def_rw("playout_options", &SearchSettings::playout_options)
+        .def_rw("nodes", &SearchSettings::nodes)
+        .def_rw("seconds", &SearchSettings::seconds);
+    nb::class_<SearchResult>(m, "SearchResult")
+        .def_ro("best", &SearchResult::best)
+        .def_ro("depth", &SearchResult::depth)
+        .def_ro("used", &SearchResult::used)
+        .def_ro("score", &SearchResult::score);
     nb::class_<RaceCore>(m, "RaceCore")
         .def(nb::init<int, std::vector<std::vector<std::vector<int>>>, const std::vector<nb::int_>&,
-                      const std::vector<nb::int_>&, bool, const std::vector<nb::int_>&, bool,
-                      bool, std::vector<int>>(),
+                      const std::vector<nb::int_>&, bool, bool, bool, std::vector<int>>(),
              nb::arg("size"), nb::arg("rays"), nb::arg("goals"), nb::arg("may_end"),
-             nb::arg("long_jumps"), nb::arg("near"), nb::arg("anti_blocking"),
+             nb::arg("long_jumps"), nb::arg("anti_blocking"),
              nb::arg("last_reply"), nb::arg("owners") = std::vector<int>{})
-        .def("search", &RaceCore::search, nb::arg("evaluation"), nb::arg("marbles"), nb::arg("me"),
-             nb::arg("rivals"), nb::arg("opponents"), nb::arg("mode"), nb::arg("order"),
-             nb::arg("nodes"), nb::arg("seconds"), nb::arg("breadth"), nb::arg("reply_breadth"),
-             nb::arg("max_depth"), nb::arg("rivalry"), nb::arg("likely"),
-             nb::arg("rival_weight"), nb::arg("beam_width") = 0, nb::arg("beam_depth") = 0,
-             nb::arg("playout_moves") = 8, nb::arg("playout_options") = 8,
-             nb::arg("owner_counts") = std::vector<bool>{})
+        .def("search", &RaceCore::search, nb::arg("evaluation"), nb::arg("marbles"),
+             nb::arg("settings"), nb::arg("order"))
         .def("moves", &RaceCore::moves, nb::arg("marbles"), nb::arg("seat"))
         .def("solo_beam", &RaceCore::solo_beam, nb::arg("own"), nb::arg("seat"),
              nb::arg("weights"), nb::arg("width"), nb::arg("max_moves"))

@@ -1,7 +1,8 @@
 // Hard's search for the race games: players/race.py's RaceSearch in C++, node
 // for node (tests/test_core.py holds the two to the same move and the same
-// nodes on a node allowance). players/race.py is the readable definition: the
-// docstrings there say why each part is as it is; this file only says how.
+// nodes on a node allowance, and alpha-beta to a brute-force minimax's value).
+// players/race.py is the readable definition: the docstrings there say why each
+// part is as it is; this file only says how.
 #pragma once
 
 #include <algorithm>
@@ -36,6 +37,11 @@ struct Evaluation {
     }
 };
 
+// The searches, by the position (players/race.py chooses; the binding names them alike).
+enum class Search { solo, alphabeta, forecast, playout };
+
+// One decision's settings. players/race.py holds the defaults (its DuelSettings,
+// CrowdSettings, SoloSettings) and sets every field; a count left at 0 is refused.
 struct SearchSettings {
     int me = 0;
     std::vector<int> rivals;
@@ -43,18 +49,16 @@ struct SearchSettings {
     // Per seat: whether its goal's owner's marbles count toward filling it (rules.md#finishing),
     // as the referee says at the root; the search keeps it throughout.
     std::array<bool, MAX_SEATS> owner_counts{true, true, true, true, true, true};
-    int mode = 0;  // 0 solo, 1 alpha-beta, 2 best-reply, 3 forecast, 4 playouts
-    int breadth = 10;
-    int reply_breadth = 3;
-    int max_depth = 16;
-    bool rivalry = true;
-    int likely = 0;
-    int rival_weight = 100;  // a rival's way to go in percent of ours (evaluation, playouts)
-    int beam_width = 0;      // > 0: solo and forecast plan with a beam this wide
-    int beam_depth = 0;      // and this many plies deep
-    int playout_moves = 8;   // playouts: how many moves of ours each lasts
-    int playout_options = 8;  // and how many of our options are played out
-    std::uint64_t nodes = 1;
+    Search search = Search::solo;
+    int breadth = 0;          // alpha-beta: own moves kept at inner nodes
+    int reply_breadth = 0;    // and the rival's
+    int max_depth = 0;        // and the deepest iteration
+    int rival_weight = 0;     // a rival's way to go in percent of ours (evaluation, playouts)
+    int beam_width = 0;       // solo and forecast plan with a beam this wide
+    int beam_depth = 0;       // and this many plies deep
+    int playout_moves = 0;    // playouts: how many moves of ours each lasts
+    int playout_options = 0;  // and how many of our options are played out
+    std::uint64_t nodes = 0;
     double seconds = -1;  // < 0: no clock
     // Asked every 1,024 nodes whether to stop now (a signal came: the job was given up);
     // null: never. The search then throws Interrupted, leaving the caller to say why.
@@ -65,9 +69,10 @@ struct SearchSettings {
 struct Interrupted {};
 
 struct SearchResult {
-    std::int64_t best = 0;
-    int depth = 0;
-    std::uint64_t used = 0;
+    std::int64_t best = 0;   // the packed move chosen
+    int depth = 0;           // the deepest iteration, ply of the beam or playout round done
+    std::uint64_t used = 0;  // nodes
+    std::int64_t score = 0;  // alpha-beta: the chosen move's value at that depth
 };
 
 template <int W>
@@ -80,11 +85,10 @@ public:
     };
     using Sums = std::array<std::int64_t, 2 * MAX_SEATS>;
 
-    RaceSearcher(const RaceTables<W>& tables, const Evaluation& eval, const std::vector<B>& near,
-                 bool last_reply, SearchSettings settings)
+    RaceSearcher(const RaceTables<W>& tables, const Evaluation& eval, bool last_reply,
+                 SearchSettings settings)
         : t_(tables),
           e_(eval),
-          near_(near),
           last_reply_(last_reply),
           s_(std::move(settings)),
           seats_(tables.seats()),
@@ -107,23 +111,25 @@ public:
         }
         SearchResult result;
         result.best = order.front();
-        if (s_.mode == 4) {
+        if (s_.search == Search::playout) {
             result.best = playouts(marbles, sums, order, result.depth);
             result.used = used_;
             return result;
         }
-        if (s_.beam_width > 0 && (s_.mode == 0 || s_.mode == 3)) {
+        if (s_.search != Search::alphabeta) {
             result.best = beam(marbles, sums, order, result.depth);
             result.used = used_;
             return result;
         }
         for (int depth = 1; depth <= s_.max_depth; ++depth) {
+            std::int64_t score = 0;
             try {
-                order = root(marbles, sums, order, depth);
+                order = root(marbles, sums, order, depth, score);
             } catch (const OutOfTime&) {
                 break;
             }
             result.best = order.front();
+            result.score = score;
             result.depth = depth;
             if (spent()) break;
         }
@@ -157,7 +163,6 @@ private:
         Flag flag;
         std::int64_t best;
     };
-    using Pair = std::pair<int, std::int64_t>;  // (seat, packed move)
 
     std::int64_t cost(int seat, int hole) const {
         return e_.costs[static_cast<std::size_t>(seat)][static_cast<std::size_t>(hole)];
@@ -277,8 +282,11 @@ private:
         return order;
     }
 
+    // Alpha-beta's root: every option, later ones only proved no better than the best
+    // (whose value goes to ``score``).
     std::vector<std::int64_t> root(const Pos& p, const Sums& sums,
-                                   const std::vector<std::int64_t>& order, int depth) {
+                                   const std::vector<std::int64_t>& order, int depth,
+                                   std::int64_t& score) {
         const int me = s_.me;
         std::vector<std::pair<std::int64_t, std::int64_t>> scored;
         std::int64_t alpha = -WIN - 1;
@@ -286,59 +294,15 @@ private:
             Pos after = p;
             Sums after_sums = sums;
             play(after, after_sums, me, move);
-            std::int64_t v;
-            if (s_.mode == 0 || s_.mode == 3) {
-                v = finishes(after, me, move) ? finish_value(after, me, 0)
-                                              : own_next(after, after_sums, depth - 1, 1);
-            } else if (s_.mode == 1) {
-                v = finishes(after, me, move)
-                        ? finish_value(after, me, 0)
-                        : -negamax(after, after_sums, s_.rivals[0], depth - 1, -WIN - 1, -alpha, 1);
-            } else {
-                v = finishes(after, me, move)
-                        ? WIN
-                        : brs(after, after_sums, depth - 1, alpha, WIN + 1, false, 1);
-            }
+            const std::int64_t v =
+                finishes(after, me, move)
+                    ? finish_value(after, me, 0)
+                    : -negamax(after, after_sums, s_.rivals[0], depth - 1, -WIN - 1, -alpha, 1);
             scored.emplace_back(v, move);
-            if (s_.mode == 1 || s_.mode == 2) alpha = std::max(alpha, v);
+            alpha = std::max(alpha, v);
         }
+        score = alpha;
         return ranked(std::move(scored));
-    }
-
-    // -- solo: own moves only -------------------------------------------------------
-    std::int64_t solo(const Pos& p, const Sums& sums, int depth, int ply) {
-        tick();
-        if (depth == 0) return -value(s_.me, sums);
-        Key key{Pos{}, depth};
-        key.pos.m[0] = of(p, s_.me);
-        return own_moves(p, sums, depth, ply, key);
-    }
-
-    // The node after one of our moves in the searches over our own moves (solo, forecast).
-    std::int64_t own_next(const Pos& p, const Sums& sums, int depth, int ply) {
-        return s_.mode == 3 ? forecast(p, sums, depth, ply) : solo(p, sums, depth, ply);
-    }
-
-    // The best value over our moves, each followed by own_next.
-    std::int64_t own_moves(const Pos& p, const Sums& sums, int depth, int ply, const Key& key) {
-        auto known = tt_.find(key);
-        if (known != tt_.end()) return known->second.value;
-        const int me = s_.me;
-        std::vector<std::int64_t> moves = ordered(p, me, 0);
-        if (moves.empty()) return -value(me, sums);
-        if (depth == 1) return frontier(p, sums, me, moves, ply, 0);
-        std::int64_t best = -WIN;
-        for (std::int64_t move : moves) {
-            Pos after = p;
-            Sums after_sums = sums;
-            play(after, after_sums, me, move);
-            const std::int64_t v = finishes(after, me, move)
-                                       ? finish_value(after, me, ply)
-                                       : own_next(after, after_sums, depth - 1, ply + 1);
-            best = std::max(best, v);
-        }
-        tt_[key] = Entry{depth, best, EXACT, 0};
-        return best;
     }
 
     // -- two players: negamax alpha-beta ----------------------------------------------
@@ -391,91 +355,6 @@ private:
         return best;
     }
 
-    // -- three or more: best-reply search -----------------------------------------------
-    std::int64_t brs_value(const Sums& sums) const {
-        const std::int64_t ours = value(s_.me, sums);
-        if (!s_.rivalry) return -ours;
-        std::int64_t least = WIN * 4;
-        for (int s : s_.rivals) least = std::min(least, value(s, sums));
-        return least - ours;
-    }
-
-    std::vector<Pair> replies(const Pos& p) const {
-        std::vector<Pair> pooled;
-        if (s_.rivalry) {
-            for (int s : s_.rivals)
-                for (std::int64_t move : ordered(p, s, 0)) pooled.emplace_back(s, move);
-        } else {
-            B zone;
-            (of(p, s_.me) & ~t_.goal(s_.me)).each([&](int h) {
-                zone |= near_[static_cast<std::size_t>(h)];
-            });
-            for (int s : s_.rivals) {
-                std::vector<std::int64_t> moves = targets(p, s);
-                if (s_.likely > 0 && moves.size() > static_cast<std::size_t>(s_.likely))
-                    moves.resize(static_cast<std::size_t>(s_.likely));
-                for (std::int64_t move : moves)
-                    if (zone.test(move_end(move)) || zone.test(move_start(move)))
-                        pooled.emplace_back(s, move);
-            }
-        }
-        std::stable_sort(pooled.begin(), pooled.end(), [](const Pair& a, const Pair& b) {
-            return (a.second >> 18) > (b.second >> 18);
-        });
-        if (pooled.size() > static_cast<std::size_t>(s_.breadth))
-            pooled.resize(static_cast<std::size_t>(s_.breadth));
-        return pooled;
-    }
-
-    std::int64_t brs(const Pos& p, const Sums& sums, int depth, std::int64_t alpha,
-                     std::int64_t beta, bool ours, int ply) {
-        tick();
-        if (depth == 0) return brs_value(sums);
-        const Key key{p, ours ? 1 : 0};
-        auto known = tt_.find(key);
-        if (known != tt_.end() && known->second.depth >= depth) {
-            const Entry& k = known->second;
-            if (k.flag == EXACT || (k.flag == LOWER && k.value >= beta) ||
-                (k.flag == UPPER && k.value <= alpha))
-                return k.value;
-        }
-        auto found = tried_.find(key);
-        if (found == tried_.end()) {
-            std::vector<Pair> moves;
-            if (ours) {
-                for (std::int64_t move : ordered(p, s_.me, 0)) moves.emplace_back(s_.me, move);
-            } else {
-                moves = replies(p);
-            }
-            found = tried_.emplace(key, std::move(moves)).first;
-        }
-        const std::vector<Pair>& moves = found->second;  // map nodes never move
-        if (moves.empty()) return brs(p, sums, depth - 1, alpha, beta, !ours, ply + 1);
-        const std::int64_t start_alpha = alpha, start_beta = beta;
-        std::int64_t best = ours ? -WIN - 1 : WIN + 1;
-        for (const Pair& sm : moves) {
-            Pos after = p;
-            Sums after_sums = sums;
-            play(after, after_sums, sm.first, sm.second);
-            std::int64_t v;
-            if (finishes(after, sm.first, sm.second))
-                v = ours ? WIN - ply : -WIN + ply;
-            else
-                v = brs(after, after_sums, depth - 1, alpha, beta, !ours, ply + 1);
-            if (ours) {
-                best = std::max(best, v);
-                alpha = std::max(alpha, v);
-            } else {
-                best = std::min(best, v);
-                beta = std::min(beta, v);
-            }
-            if (alpha >= beta) break;
-        }
-        const Flag flag = best <= start_alpha ? UPPER : best >= start_beta ? LOWER : EXACT;
-        tt_[key] = Entry{depth, best, flag, 0};
-        return best;
-    }
-
     // -- forecast: our moves, the rivals racing between them ---------------------------------
     void rivals_move(Pos& p, Sums& sums) {
         for (int seat : after_us_) {
@@ -511,13 +390,6 @@ private:
         return board->second;  // map nodes never move
     }
 
-    std::int64_t forecast(const Pos& entry, const Sums& entry_sums, int depth, int ply) {
-        tick();
-        if (depth == 0) return -value(s_.me, entry_sums);
-        const std::pair<Pos, Sums>& board = forecast_board(entry, entry_sums);
-        return own_moves(board.first, board.second, depth, ply, Key{board.first, depth});
-    }
-
     // -- the beam: our moves, planned breadth-first ------------------------------------------
     struct Planned {
         Pos pos;
@@ -550,7 +422,7 @@ private:
                     std::vector<std::int64_t> listed;
                     if (ply > 0) {
                         tick();
-                        if (s_.mode == 3) {
+                        if (s_.search == Search::forecast) {
                             const std::pair<Pos, Sums>& board = forecast_board(from.pos, from.sums);
                             from.pos = board.first;
                             from.sums = board.second;
@@ -671,7 +543,6 @@ private:
 
     const RaceTables<W>& t_;
     const Evaluation& e_;
-    const std::vector<B>& near_;
     bool last_reply_;
     SearchSettings s_;
     int seats_;
@@ -679,7 +550,6 @@ private:
     std::uint64_t used_ = 0;
     Clock::time_point stop_{};
     std::unordered_map<Key, Entry, KeyHash> tt_;
-    std::unordered_map<Key, std::vector<Pair>, KeyHash> tried_;
     std::unordered_map<Key, std::pair<Pos, Sums>, KeyHash> forecasts_;  // after the rivals' moves
 };
 

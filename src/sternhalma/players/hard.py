@@ -1,6 +1,6 @@
 """Hard: our strong level, a search under a time limit (default 1 second a move).
 
-The race games go to race.py (solo, alpha-beta or best-reply search over
+The race games go to race.py (alpha-beta, forecast, playouts or solo over
 the evaluation in evaluate.py); the capture game to capture.py. The search
 is bounded by a node allowance that the time manager (timeman.py) derives from
 the limit's seconds at this game's nodes a second, which makes Hard
@@ -15,7 +15,7 @@ import dataclasses
 import math
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sternhalma import core
@@ -23,9 +23,8 @@ from sternhalma.boards.base import bits
 from sternhalma.players.base import DEADLINE_MARGIN, Player, careful_moves, in_care
 from sternhalma.players.capture import CaptureSearch
 from sternhalma.players.choice import Choice, Info, Limit
-from sternhalma.players.evaluate import CROWD_WEIGHTS, DEFAULT_WEIGHTS, RaceWeights
 from sternhalma.players.history import last_move, lead, races, repetition_result
-from sternhalma.players.race import RaceSearch
+from sternhalma.players.race import CrowdSettings, DuelSettings, RaceSearch, SoloSettings
 from sternhalma.players.rows import row_table
 from sternhalma.players.search import Limits
 from sternhalma.players.timeman import allowance
@@ -41,14 +40,11 @@ if TYPE_CHECKING:
 NEVER_OUT = 1000
 
 
-#: The searches the settings may name, with two players and with three or more.
-DUELS = ("alphabeta", "forecast", "solo")
-MULTIS = ("playout", "brs", "forecast", "solo")
-
-
 @dataclass(frozen=True)
 class HardSettings:
-    """How Hard searches; the defaults are what the benchmarks chose (bench/players.py)."""
+    """How Hard searches: the node allowance's rates, and one frozen settings object per
+    search family (players/race.py, where their defaults are); the defaults are what the
+    benchmarks chose (docs/measurements.md)."""
 
     #: Search nodes per second of the time limit, by game: about what this machine searches
     #: in two thirds of that time (a capture node lists every chain, a Halma node
@@ -67,67 +63,14 @@ class HardSettings:
     #: Two-player Halma on the compiled core: the allowance is this many times the rate
     #: (22,500 nodes won 15 of 20 Halma games against 9,000; a Halma node costs more).
     halma_compiled_scale: float = 2.5
-    #: Own moves kept at inner nodes (race).
-    breadth: int = 10
-    #: A rival's replies kept at inner nodes (race, two players): enough to see it block
-    #: us, not only race (10 won 27 of 30 games against 3 at equal nodes, docs/players.md).
-    reply_breadth: int = 10
-    #: Three or more: a rival's replies are only its this many biggest gains (what a
-    #: racing player plays), of those beside our marbles (0: every move beside them).
-    likely: int = 3
-    #: Two players in contact: "alphabeta", "forecast" (our moves, the rival racing
-    #: between them) or "solo" (own moves only).
-    duel: str = "alphabeta"
-    #: Two players, alpha-beta: the forecast search instead once the rival has this many
-    #: rows more to go than we (0: never). Against Medium it finishes sooner (34.3 moves
-    #: against 36.7 in 50 games); between equals the lead hardly ever comes (docs/players.md).
-    race_lead: int = 10
-    #: Two players: a rival each of whose last this many moves gained the most rows it
-    #: could is racing (as Medium does), not blocking: Hard then plans on its racing moves
-    #: (the forecast search) at any lead (0: never). With the beam, against Medium: 31.6
-    #: moves to finish in 100 games; today's Hard blocks, and never looks like a racer.
-    racer_moves: int = 8
-    #: The searches over our own moves (solo, forecast) plan this many moves ahead with a
-    #: beam as wide as the node allowance allows (0: depth-first). Racing alone from the
-    #: start: 27 moves, the proven minimum, against depth-first search's 31-33.
-    beam_depth: int = 24
-    #: Three or more in contact: "brs" (best-reply search), "forecast" (our moves, the
-    #: rivals' forecast between them), "playout" (our best options, each played out many
-    #: times with the rivals racing) or "solo".
-    multi: str = "playout"
-    #: Playouts: how many moves of ours each lasts, and how many of our options (those of
-    #: biggest gain) are played out.
-    playout_moves: int = 8
-    playout_options: int = 8
+    #: Two players in contact (alpha-beta, forecast).
+    duel: DuelSettings = field(default_factory=DuelSettings)
+    #: Three or more in contact (playouts).
+    crowd: CrowdSettings = field(default_factory=CrowdSettings)
+    #: The searches over our own moves (solo, forecast).
+    solo: SoloSettings = field(default_factory=SoloSettings)
     #: Chains kept at inner nodes (capture).
     capture_breadth: int = 8
-    #: The race evaluation's weights with two players, and with three or more.
-    weights: RaceWeights = DEFAULT_WEIGHTS
-    multi_weights: RaceWeights = CROWD_WEIGHTS
-    #: The deepest search with three or more players.
-    multi_depth: int = 16
-    #: Best-reply search judges our lead over the best rival (True) or only our own
-    #: distance (False: the best reply is then the one that hinders us most).
-    rivalry: bool = False
-    #: Two players: what the rival's way to go counts in the evaluation, in percent of
-    #: ours (100: hindering the rival is worth as much as our own progress).
-    rival_weight: int = 100
-    #: Three or more, playouts: what the way to go of the rival nearest to the goal counts
-    #: at the end of a playout, in percent of ours.
-    multi_rival_weight: int = 25
-    #: Read the game's history at the root (repetitions, marbles stepping straight back);
-    #: False is Hard as it played before, to measure the difference.
-    history: bool = True
-    #: Plan the way out of home past rivals' marbles (False: only the simple levels' care, begun
-    #: as early as the steps the marbles at home need, as Hard did before).
-    way_out: bool = True
-
-    def __post_init__(self) -> None:
-        """A search that does not exist is a mistake, not a quiet fall back to another."""
-        if self.duel not in DUELS:
-            raise ValueError(f"duel is one of {', '.join(DUELS)}, not {self.duel!r}")
-        if self.multi not in MULTIS:
-            raise ValueError(f"multi is one of {', '.join(MULTIS)}, not {self.multi!r}")
 
 
 #: The largest number a setting read from text may be (the compiled core's integers).
@@ -136,31 +79,33 @@ MOST_SETTING = 10**9
 
 def changed_settings(changes: Sequence[tuple[str, str]]) -> HardSettings:
     """The default HardSettings with ``(key, value)`` changes read from text (the command
-    line, benchmarks): ``breadth=8``, ``history=false``, ``duel=solo``, and
-    ``weights.rows=10`` for a race weight (``multi_weights.group=0`` with three or more
-    players). ValueError saying what is wrong."""
+    line, benchmarks): ``compiled_scale=6``, a family's ``duel.reply_breadth=3``, and
+    ``duel.weights.rows=10`` for a race weight (``crowd.weights.group=0`` with three or
+    more players). ValueError saying what is wrong."""
     settings = HardSettings()
     for key, text in changes:
-        target, _, name = key.rpartition(".")
-        if target not in ("", "weights", "multi_weights"):
-            raise ValueError(f"no setting {key!r} (a race weight is weights.NAME)")
-        holder = getattr(settings, target) if target else settings
-        names = [f.name for f in dataclasses.fields(holder)]
-        if name not in names:
-            raise ValueError(f"no setting {key!r}; the settings: {', '.join(names)}")
-        changed: Any = dataclasses.replace(
-            holder, **{name: _setting_value(key, text, getattr(holder, name))}
-        )
-        settings = dataclasses.replace(settings, **{target: changed}) if target else changed
+        settings = _changed(settings, key, key.split("."), text)
     return settings
 
 
+def _changed(holder: Any, key: str, path: list[str], text: str) -> Any:
+    """``holder`` (frozen settings) with the field at ``path`` read from ``text``."""
+    name = path[0]
+    names = [f.name for f in dataclasses.fields(holder)]
+    if name not in names:
+        raise ValueError(f"no setting {key!r}; the settings there: {', '.join(names)}")
+    value = getattr(holder, name)
+    if len(path) > 1:
+        if not dataclasses.is_dataclass(value):
+            raise ValueError(f"no setting {key!r} ({name} has no fields)")
+        changed = _changed(value, key, path[1:], text)
+    else:
+        changed = _setting_value(key, text, value)
+    return dataclasses.replace(holder, **{name: changed})
+
+
 def _setting_value(key: str, text: str, default: object) -> object:
-    """``text`` as a value of the default's type: true/false, a number or a word."""
-    if isinstance(default, bool):
-        if text.lower() not in ("true", "false"):
-            raise ValueError(f"{key} is true or false, not {text!r}")
-        return text.lower() == "true"
+    """``text`` as a number of the default's type (every setting is one, or holds some)."""
     if isinstance(default, (int, float)):
         try:
             number = type(default)(text)
@@ -169,8 +114,6 @@ def _setting_value(key: str, text: str, default: object) -> object:
         if not math.isfinite(number) or abs(number) > MOST_SETTING:
             raise ValueError(f"{key} is at most {MOST_SETTING:,} either way, not {text!r}")
         return number
-    if isinstance(default, str):
-        return text
     raise ValueError(f"{key} cannot be set from text (its fields can: {key}.NAME)")
 
 
@@ -194,8 +137,8 @@ class HardPlayer(Player):
         if not isinstance(rules, RaceRules):
             return DEADLINE_MARGIN
         needed = _moves_to_leave(rules, game.position, seat, rivals=False)
-        if self.settings.way_out:  # never later: a rival's rung for a jump may go away
-            needed = max(needed, _moves_to_leave(rules, game.position, seat))
+        # Never later than on an empty board: a rival's rung for a jump may go away.
+        needed = max(needed, _moves_to_leave(rules, game.position, seat))
         return max(DEADLINE_MARGIN, needed + 1)
 
     def careful(self, game: Game, seat: int, moves: list[Move]) -> list[Move]:
@@ -213,7 +156,7 @@ class HardPlayer(Player):
             return moves
         margin = self.deadline_margin(game, seat)
         options = careful_moves(game, seat, moves, margin)
-        if not self.settings.way_out or not in_care(game, seat, margin):
+        if not in_care(game, seat, margin):
             return options
         home = rules.homes[seat]
         if not game.position.marbles[seat] & home or any(
@@ -240,7 +183,7 @@ class HardPlayer(Player):
         assert allowed.nodes is not None
         limits = Limits.of(allowed.nodes, allowed.search_seconds)
         # The seed decides the order among moves the search finds equal.
-        options = _sensible(game, seat, options, history=settings.history)
+        options = _sensible(game, seat, options)
         if len(options) == 1:  # e.g. the repetition that wins
             return Choice(options[0])
         rng.shuffle(options)
@@ -248,17 +191,23 @@ class HardPlayer(Player):
         search: RaceSearch | CaptureSearch
         if isinstance(rules, RaceRules):
             rivals = [s for s in game.in_play if s != seat]
-            if rules.players == 2 and rivals and races(game, rivals[0], settings.racer_moves):
-                settings = dataclasses.replace(settings, duel="forecast")
+            racing = (
+                rules.players == 2
+                and bool(rivals)
+                and races(game, rivals[0], settings.duel.racer_moves)
+            )
             owner_counts = [game.owner_counts(s) for s in range(rules.players)]
-            search = race_search(rules, seat, game.in_play, limits, settings, owner_counts)
+            search = race_search(
+                rules, seat, game.in_play, limits, settings, owner_counts, racing=racing
+            )
         else:
             search = CaptureSearch(
                 rules, seat, game.in_play, limits, breadth=settings.capture_breadth
             )
         move = search.choose(game.position, options)
-        score = search.score if isinstance(search, CaptureSearch) else None
-        return Choice(move, Info(search.mode, search.depth_reached, limits.used, score=score))
+        return Choice(
+            move, Info(search.mode, search.depth_reached, limits.used, score=search.score)
+        )
 
 
 def nodes_per_second(settings: HardSettings, rules: Ruleset) -> int:
@@ -284,39 +233,31 @@ def race_search(
     limits: Limits,
     settings: HardSettings,
     owner_counts: list[bool] | None = None,
+    *,
+    racing: bool = False,
 ) -> RaceSearch:
     """Hard's search for one decision in a race game, as ``settings`` say; ``owner_counts``
-    per seat as ``Game.owner_counts`` says (None: every marble counts)."""
-    many = rules.players > 2
+    per seat as ``Game.owner_counts`` says (None: every marble counts); ``racing``: the
+    one rival races (``history.races``)."""
     return RaceSearch(
         rules,
         seat,
         in_play,
         limits,
-        breadth=settings.breadth,
-        reply_breadth=settings.reply_breadth,
-        max_depth=settings.multi_depth if many else 16,
         duel=settings.duel,
-        multi=settings.multi,
-        weights=settings.multi_weights if many else settings.weights,
-        rivalry=settings.rivalry,
-        likely=settings.likely,
-        rival_weight=settings.multi_rival_weight if many else settings.rival_weight,
-        race_lead=settings.race_lead,
-        beam_depth=settings.beam_depth,
-        playout_moves=settings.playout_moves,
-        playout_options=settings.playout_options,
+        crowd=settings.crowd,
+        solo=settings.solo,
+        racing=racing,
         owner_counts=owner_counts,
     )
 
 
-def _sensible(game: Game, seat: int, options: list[Move], *, history: bool = True) -> list[Move]:
+def _sensible(game: Game, seat: int, options: list[Move]) -> list[Move]:
     """The options without those that throw away a good game (while others exist).
 
     Where nothing lets a rival leave our goal (Halma: no anti-blocking rule), a
     rival piece walled in there keeps us from ever finishing: never close its
-    last way out. Then the game's history, which the search does not see
-    (``history`` False: Hard as it was, for measurements).
+    last way out. Then the game's history, which the search does not see.
     """
     rules = game.rules
     if not isinstance(rules, RaceRules):
@@ -324,12 +265,10 @@ def _sensible(game: Game, seat: int, options: list[Move], *, history: bool = Tru
     kept = list(options)
     if not rules.anti_blocking:
         kept = [m for m in kept if not _walls_in(rules, game.position, seat, m)] or kept
-    if not history and not rules.repetition_is_draw:
-        return kept
-    return _unrepeated(game, seat, kept, history)
+    return _unrepeated(game, seat, kept)
 
 
-def _unrepeated(game: Game, seat: int, options: list[Move], history: bool) -> list[Move]:
+def _unrepeated(game: Game, seat: int, options: list[Move]) -> list[Move]:
     """The options by what the game's history says about them.
 
     A move that makes a position stand the third time ends the game at once
@@ -338,7 +277,7 @@ def _unrepeated(game: Game, seat: int, options: list[Move], history: bool) -> li
     (Halma) is not played while we stand ahead, as the round limit would rank
     us first. And a marble does not go straight back where our last move took
     it from while some move gains a row: shuffling gains nothing and invites
-    the repetition. (Without ``history``, Hard as it was: only the Halma rule.)
+    the repetition.
     """
     rules = game.rules
     assert isinstance(rules, RaceRules)
@@ -357,7 +296,7 @@ def _unrepeated(game: Game, seat: int, options: list[Move], history: bool) -> li
             kept.append(move)
     kept = kept or list(options)
     last = last_move(game, seat)
-    if history and last is not None:
+    if last is not None:
         rows = row_table(rules)[seat]
         others = [m for m in kept if not (m[0] == last[-1] and m[-1] == last[0])]
         if any(rows[m[-1]] > rows[m[0]] for m in others):

@@ -1,10 +1,16 @@
 """Hard's search for the race games (every star race variant and Halma).
 
-Five searches over the same evaluation (evaluate.py), chosen by the
+Four searches over the same evaluation (evaluate.py), chosen by the
 position:
 
 - **alpha-beta** (two players in contact): negamax with iterative
   deepening, a transposition table and moves ordered by their gain.
+- **forecast** (two players, once we lead by far or the rival races): our
+  moves only, but before each of them the rival plays the move a racing
+  player plays, its biggest gain in rows (as Medium plays), so the search
+  plans on the board as it will be, not as it stands. Far behind, the
+  rival's blocking can no longer win it the game, and planning on its
+  likely moves finishes sooner than guarding against its worst one.
 - **playouts** (three or more in contact): our most promising options,
   each played out many times for a few moves, the rivals racing (a move
   that gains the most rows, as Medium plays (docs/players.md#easy-and-medium),
@@ -12,46 +18,37 @@ position:
   evaluation. A crowd's marbles are rungs and obstacles that move between
   our moves; playing the moves out sees which options still pay after the
   others have moved.
-- **best-reply** (three or more, the measured baseline): our moves
-  alternate with the single strongest reply of any rival (Schadd &
-  Winands' best-reply search, the published winner over max-n and paranoid
-  in Chinese checkers), the replies taken from the rivals' likely moves
-  that come near ours.
-- **forecast** (two players, once we lead by far): our moves only, but
-  before each of them the rival plays the move a racing player plays, its
-  biggest gain in rows (as Medium plays), so the search plans on the
-  board as it will be, not as it stands. Far behind, the rival's blocking
-  can no longer win it the game, and planning on its likely moves finishes
-  sooner than guarding against its worst one. (With three or more players
-  the best-reply search won more places.)
 - **solo** (nobody left to meet): once every rival marble is behind all of
   ours, nothing the others do can help or hinder, and the race is a puzzle:
-  finish in the fewest moves. The search looks at our own moves only, so
-  every level of depth is one more move of ours.
+  finish in the fewest moves.
 
-The two searches over our own moves (solo, forecast) may instead plan with a
-**beam** (``beam_depth``): ply by ply the best positions go on, so a plan
+The two searches over our own moves (solo, forecast) plan with a **beam**
+(``SoloSettings.beam_depth``): ply by ply the best positions go on, so a plan
 looks twenty moves ahead where depth-first search on the same nodes looks
 five, and racing pays off moves after a ladder is built.
 
-Inner nodes keep only the ``breadth`` most promising moves (a rival's only
-``reply_breadth``), judged by their gain in the evaluation; the root looks
-at every option. Inside the search a move is one int, its gain, start and
-end packed so that sorting the ints sorts by gain: generating, ordering and
-playing moves needs no paths, and a move's effect on the evaluation is two
-table look-ups, so the last level needs no nodes of its own.
+Alpha-beta's inner nodes keep only the ``breadth`` most promising moves (a
+rival's only ``reply_breadth``), judged by their gain in the evaluation; the
+root looks at every option. Inside the search a move is one int, its gain,
+start and end packed so that sorting the ints sorts by gain: generating,
+ordering and playing moves needs no paths, and a move's effect on the
+evaluation is two table look-ups, so the last level needs no nodes of its own.
+
+Each family's settings are a frozen dataclass here, with its defaults: the one
+place they are written (HardSettings holds one of each).
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cache
 
 from sternhalma import core
 from sternhalma.boards.base import bits
-from sternhalma.players.evaluate import DEFAULT_WEIGHTS, RaceWeights, race_evaluation
+from sternhalma.players.evaluate import CROWD_WEIGHTS, DEFAULT_WEIGHTS, RaceWeights, race_evaluation
 from sternhalma.players.rows import row_table
 from sternhalma.players.search import Limits, OutOfTime
 from sternhalma.position import Move, Position
@@ -59,10 +56,10 @@ from sternhalma.rules.race import RaceRules
 
 #: Larger than any evaluation: a finished seat.
 WIN = 1 << 40
+#: The deepest alpha-beta search.
+MAX_DEPTH = 16
 
 _EXACT, _LOWER, _UPPER = 0, 1, 2
-#: The searches by their number in the compiled core.
-_MODES = {"solo": 0, "alphabeta": 1, "brs": 2, "forecast": 3, "playout": 4}
 
 #: Packed move: ((gain + _BIAS) << 18) | (start << 9) | end; holes fit in 9 bits.
 _BIAS = 1 << 20
@@ -79,6 +76,71 @@ def unpack(key: int) -> tuple[int, int]:
     return (key >> 9) & _HOLE, key & _HOLE
 
 
+def _at_least(settings: object, **least: int) -> None:
+    """A setting below what its search can use is a mistake, not a quiet clamp."""
+    for name, low in least.items():
+        value = getattr(settings, name)
+        if value < low:
+            raise ValueError(f"{name} is at least {low}, not {value}")
+
+
+@dataclass(frozen=True)
+class DuelSettings:
+    """Two players in contact: alpha-beta, or the forecast when the rival races."""
+
+    #: Own moves kept at inner nodes.
+    breadth: int = 10
+    #: A rival's replies kept at inner nodes: enough to see it block us, not only race
+    #: (10 won 27 of 30 games against 3 at equal nodes, docs/measurements.md).
+    reply_breadth: int = 10
+    #: The forecast instead of alpha-beta once the rival has this many rows more to go
+    #: than we (0: never). Against Medium it finishes sooner (34.3 moves against 36.7 in
+    #: 50 games); between equals the lead hardly ever comes.
+    race_lead: int = 10
+    #: A rival each of whose last this many moves gained the most rows it could is racing
+    #: (as Medium does), not blocking: Hard then plans on its racing moves (the forecast)
+    #: at any lead (0: never). Against Medium: 31.6 moves to finish in 100 games.
+    racer_moves: int = 8
+    #: What the rival's way to go counts in the evaluation, in percent of ours (100:
+    #: hindering the rival is worth as much as our own progress).
+    rival_weight: int = 100
+    #: The race evaluation's weights.
+    weights: RaceWeights = DEFAULT_WEIGHTS
+
+    def __post_init__(self) -> None:
+        _at_least(self, breadth=1, reply_breadth=1, race_lead=0, racer_moves=0)
+
+
+@dataclass(frozen=True)
+class CrowdSettings:
+    """Three or more in contact: playouts, the rivals racing."""
+
+    #: How many moves of ours a playout lasts.
+    playout_moves: int = 8
+    #: How many of our options (those of biggest gain) are played out.
+    playout_options: int = 8
+    #: What the way to go of the opponent nearest to the goal counts at the end of a
+    #: playout, in percent of ours.
+    rival_weight: int = 25
+    #: The race evaluation's weights (no group term: docs/players.md).
+    weights: RaceWeights = CROWD_WEIGHTS
+
+    def __post_init__(self) -> None:
+        _at_least(self, playout_moves=1, playout_options=1)
+
+
+@dataclass(frozen=True)
+class SoloSettings:
+    """The searches over our own moves (solo, and the duel's forecast): a beam."""
+
+    #: Plies the beam plans ahead, its width the node allowance allows. Racing alone
+    #: from the start: 27 moves, the proven minimum, against depth-first search's 31-33.
+    beam_depth: int = 24
+
+    def __post_init__(self) -> None:
+        _at_least(self, beam_depth=1)
+
+
 class RaceSearch:
     """One decision: ``seat`` to move in ``position``, the others in ``in_play`` still racing."""
 
@@ -89,38 +151,23 @@ class RaceSearch:
         in_play: Sequence[int],
         limits: Limits,
         *,
-        breadth: int = 10,
-        reply_breadth: int = 10,
-        max_depth: int = 16,
-        duel: str = "alphabeta",
-        multi: str = "brs",
-        weights: RaceWeights = DEFAULT_WEIGHTS,
-        rivalry: bool = True,
-        likely: int = 0,
-        rival_weight: int = 100,
-        race_lead: int = 0,
-        beam_depth: int = 0,
-        playout_moves: int = 8,
-        playout_options: int = 8,
+        duel: DuelSettings | None = None,
+        crowd: CrowdSettings | None = None,
+        solo: SoloSettings | None = None,
+        racing: bool = False,
+        max_depth: int = MAX_DEPTH,
         owner_counts: Sequence[bool] | None = None,
         compiled: bool = core.COMPILED,
     ) -> None:
-        """``rival_weight``: what a rival's way to go counts, in percent of ours: with two
-        players in the evaluation, with more at the end of a playout (the rival
-        nearest to the goal). ``race_lead``: with two players, the forecast
-        search (our moves, the rival racing between them) instead of alpha-beta once the
-        rival has this many rows more to go than we (0: never). ``beam_depth``: the
-        searches over our own moves (solo, forecast) plan this many moves ahead with a
-        beam as wide as the node allowance allows (0: depth-first, like the others).
-        ``playout_moves``: how many moves of ours a playout lasts, and
-        ``playout_options``: how many of our options (those of biggest gain) are played
-        out (multi="playout").
-        ``owner_counts``: per seat, whether the marbles of its goal's owner count toward
-        filling it (``Game.owner_counts``, rules.md#finishing); None: they all count.
-        The search judges every finish by what counts at its root: a goal that the
-        owner's 30th move opens inside the horizon is seen from the next decision on,
-        and a finish is never seen where the referee would not give one.
-        ``compiled``: search with the compiled core (the same search, node for node)."""
+        """``racing``: with two players, the rival is racing (hard.py reads it from the
+        game's history): the forecast at any lead. ``max_depth``: the deepest alpha-beta
+        iteration. ``owner_counts``: per seat, whether the marbles of its goal's owner
+        count toward filling it (``Game.owner_counts``, rules.md#finishing); None: they
+        all count. The search judges every finish by what counts at its root: a goal that
+        the owner's 30th move opens inside the horizon is seen from the next decision on,
+        and a finish is never seen where the referee would not give one. ``compiled``:
+        search with the compiled core (the same search, node for node). With three or
+        more seats in the game the crowd's weights count, whatever the search."""
         self.rules = rules
         self.native = core.native_race_core(rules) if compiled else None
         self.me = seat
@@ -131,41 +178,38 @@ class RaceSearch:
         #: The rivals in the order they move after us.
         self.after_us = tuple(sorted(self.rivals, key=lambda s: (s - seat) % len(rules.seats)))
         self.limits = limits
-        self.breadth = breadth
-        self.reply_breadth = reply_breadth
+        duel, crowd = duel or DuelSettings(), crowd or CrowdSettings()
+        many = rules.players > 2
+        self.breadth = duel.breadth
+        self.reply_breadth = duel.reply_breadth
+        self.race_lead = duel.race_lead
+        self.racing = racing
         self.max_depth = max_depth
-        self.duel = duel
-        self.multi = multi
-        self.rivalry = rivalry
-        self.likely = likely
-        self.rival_weight = rival_weight
-        self.race_lead = race_lead
-        self.beam_depth = beam_depth
-        self.playout_moves = max(1, playout_moves)
-        self.playout_options = max(1, playout_options)
+        self.rival_weight = crowd.rival_weight if many else duel.rival_weight
+        self.beam_depth = (solo or SoloSettings()).beam_depth
+        self.playout_moves = crowd.playout_moves
+        self.playout_options = crowd.playout_options
         self.owner_counts: tuple[bool, ...] = (
             (True,) * len(rules.seats) if owner_counts is None else tuple(owner_counts)
         )
         if len(self.owner_counts) != len(rules.seats):
             raise ValueError(f"owner_counts needs one flag per seat of {rules.id}")
-        self.evaluation = race_evaluation(rules, weights)
+        self.evaluation = race_evaluation(rules, crowd.weights if many else duel.weights)
         self.costs = self.evaluation.costs
         self.to_go = self.evaluation.to_go
         self.goals = rules.goals
         self.may_end = rules.may_end
         self.everywhere = rules.board.all
         self.steps = _steps(rules)
-        self.near = core.near_masks(rules.board)
         self.jumps = rules.board.jumps
         self.tt: dict[object, tuple[int, int, int, int]] = {}
-        #: The moves tried at a best-reply node, by position: each deeper iteration
-        #: meets the last one's nodes again, and listing rival moves is most of the work.
-        self.tried: dict[tuple[tuple[int, ...], bool], list[tuple[int, int]]] = {}
         #: The board after the rivals' forecast moves, by the board before them (forecast).
         self.forecasts: dict[tuple[int, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {}
-        #: The deepest search that finished, and which search ran (for the benchmarks).
+        #: The deepest search that finished, which search ran (for the benchmarks) and
+        #: alpha-beta's value of the chosen move at that depth (None for the others).
         self.depth_reached = 0
         self.mode = ""
+        self.score: int | None = None
 
     # -- the decision ----------------------------------------------------------
     def choose(self, position: Position, options: list[Move]) -> Move:
@@ -183,18 +227,12 @@ class RaceSearch:
             return by_key[self._compiled(marbles, order, width)]
         if self.mode == "playout":
             return by_key[self._playouts(marbles, sums, order)]
-        if width:
+        if self.mode != "alphabeta":
             return by_key[self._beam(marbles, sums, order, width)]
-        search = {
-            "solo": self._solo_root,
-            "alphabeta": self._negamax_root,
-            "brs": self._brs_root,
-            "forecast": self._forecast_root,
-        }[self.mode]
         best = order[0]
         for depth in range(1, self.max_depth + 1):
             try:
-                best, order = search(marbles, sums, order, depth)
+                self.score, best, order = self._negamax_root(marbles, sums, order, depth)
             except OutOfTime:
                 break
             self.depth_reached = depth
@@ -203,59 +241,60 @@ class RaceSearch:
         return by_key[best]
 
     def _mode(self, marbles: tuple[int, ...], sums: tuple[int, ...]) -> str:
-        """Which search the position asks for (a setting that does not fit the number
-        of rivals falls back to solo)."""
+        """Which search the position asks for."""
         if not self.rivals or self.separated(marbles):
             return "solo"
         if len(self.rivals) > 1:
-            return self.multi if self.multi in ("brs", "forecast", "playout") else "solo"
-        if self.duel == "alphabeta" and self.race_lead:
-            rival = self.rivals[0]
-            if sums[2 * rival + 1] - sums[2 * self.me + 1] >= self.race_lead:
-                return "forecast"
-        return self.duel if self.duel in ("alphabeta", "forecast") else "solo"
+            return "playout"
+        rival = self.rivals[0]
+        ahead = sums[2 * rival + 1] - sums[2 * self.me + 1]  # rows to go
+        if self.racing or (self.race_lead and ahead >= self.race_lead):
+            return "forecast"
+        return "alphabeta"
 
     def _beam_width(self) -> int:
-        """How many positions each ply of the beam keeps (0: no beam): the node allowance
-        spread over ``beam_depth`` plies, each position costing a node and, in the
-        forecast, one more for every rival's move listed before ours."""
-        if not self.beam_depth or self.mode not in ("solo", "forecast"):
+        """How many positions each ply of the beam keeps (solo, forecast; 0 for the others):
+        the node allowance spread over ``beam_depth`` plies, each position costing a node
+        and, in the forecast, one more for every rival's move listed before ours."""
+        if self.mode not in ("solo", "forecast"):
             return 0
         per_position = 1 + (len(self.rivals) if self.mode == "forecast" else 0)
         left = self.limits.nodes - self.limits.used
         return max(1, left // (self.beam_depth * per_position))
 
     def _compiled(self, marbles: tuple[int, ...], order: list[int], width: int) -> int:
-        """The same iterative deepening in the compiled core (src/sternhalma/_core/search.hpp)."""
+        """The same search in the compiled core (src/sternhalma/_core/search.hpp)."""
         assert self.native is not None
         evaluation = self.evaluation
+        settings = core.native_search_settings(self.mode)
+        settings.me = self.me
+        settings.rivals = list(self.rivals)
+        settings.opponents = list(self.opponents)
+        settings.owner_counts = list(self.owner_counts)
+        settings.breadth = self.breadth
+        settings.reply_breadth = self.reply_breadth
+        settings.max_depth = self.max_depth
+        settings.rival_weight = self.rival_weight
+        settings.beam_width = min(max(width, 1), 2**31 - 1)  # the core's int; more than memory
+        settings.beam_depth = self.beam_depth
+        settings.playout_moves = self.playout_moves
+        settings.playout_options = self.playout_options
+        settings.nodes = min(max(self.limits.nodes - self.limits.used, 1), 2**63 - 1)
         left = self.limits.stop - time.perf_counter()
-        best, self.depth_reached, used = self.native.search(
+        settings.seconds = max(left, 0.0) if math.isfinite(left) else -1.0
+        result = self.native.search(
             core.native_evaluation(
                 evaluation.costs, evaluation.to_go, evaluation.divisor, evaluation.group
             ),
             marbles,
-            self.me,
-            list(self.rivals),
-            list(self.opponents),
-            _MODES[self.mode],
+            settings,
             order,
-            min(max(self.limits.nodes - self.limits.used, 1), 2**63 - 1),
-            max(left, 0.0) if math.isfinite(left) else -1.0,
-            self.breadth,
-            self.reply_breadth,
-            self.max_depth,
-            self.rivalry,
-            self.likely,
-            self.rival_weight,
-            min(width, 2**31 - 1),  # the core's int; far more than memory holds anyway
-            self.beam_depth,
-            self.playout_moves,
-            self.playout_options,
-            list(self.owner_counts),
         )
-        self.limits.used += used
-        return best
+        self.depth_reached = result.depth
+        if self.mode == "alphabeta" and result.depth:
+            self.score = result.score
+        self.limits.used += result.used
+        return result.best
 
     def separated(self, marbles: tuple[int, ...]) -> bool:
         """Whether every rival marble is behind every marble of ours (in our rows)."""
@@ -409,74 +448,10 @@ class RaceSearch:
                     return self._finish_value(tuple(after), seat, ply)
         return others - weight * self._best_after(seat, sums, moves)
 
-    # -- solo: own moves only ----------------------------------------------------
-    def _solo_root(
-        self, marbles: tuple[int, ...], sums: tuple[int, ...], order: list[int], depth: int
-    ) -> tuple[int, list[int]]:
-        return self._own_root(marbles, sums, order, depth, self._solo)
-
-    def _own_root(
-        self,
-        marbles: tuple[int, ...],
-        sums: tuple[int, ...],
-        order: list[int],
-        depth: int,
-        deeper: Callable[[tuple[int, ...], tuple[int, ...], int, int], int],
-    ) -> tuple[int, list[int]]:
-        """The root of a search over our own moves only (solo, forecast)."""
-        me = self.me
-        scored: list[tuple[int, int]] = []
-        for move in order:
-            after, new_sums = self._play(marbles, sums, me, move)
-            if self._finishes(after, me, move):
-                value = self._finish_value(after, me, 0)
-            else:
-                value = deeper(after, new_sums, depth - 1, 1)
-            scored.append((value, move))
-        return _ranked(scored)
-
-    def _solo(self, marbles: tuple[int, ...], sums: tuple[int, ...], depth: int, ply: int) -> int:
-        """The best value reachable in ``depth`` more own moves (higher is better)."""
-        self.limits.tick()
-        if depth == 0:
-            return -self._value(self.me, sums)
-        return self._own_moves(marbles, sums, depth, ply, (marbles[self.me], depth), self._solo)
-
-    def _own_moves(
-        self,
-        marbles: tuple[int, ...],
-        sums: tuple[int, ...],
-        depth: int,
-        ply: int,
-        key: object,
-        deeper: Callable[[tuple[int, ...], tuple[int, ...], int, int], int],
-    ) -> int:
-        """The best value over our moves, each followed by ``deeper`` (solo, forecast);
-        ``key`` is the node's entry in the transposition table."""
-        known = self.tt.get(key)
-        if known is not None:
-            return known[1]
-        me = self.me
-        moves = self._ordered(marbles, me, 0)
-        if not moves:
-            return -self._value(me, sums)
-        if depth == 1:
-            return self._frontier(marbles, sums, me, moves, ply, 0)
-        best = -WIN
-        for move in moves:
-            played, new_sums = self._play(marbles, sums, me, move)
-            if self._finishes(played, me, move):
-                value = self._finish_value(played, me, ply)
-            else:
-                value = deeper(played, new_sums, depth - 1, ply + 1)
-            best = max(best, value)
-        self.tt[key] = (depth, best, _EXACT, 0)
-        return best
-
     # -- two players: negamax alpha-beta ------------------------------------------
     def _negamax_root(
         self, marbles: tuple[int, ...], sums: tuple[int, ...], order: list[int], depth: int
-    ) -> tuple[int, list[int]]:
+    ) -> tuple[int, int, list[int]]:
         me = self.me
         other = self.rivals[0]
         alpha = -WIN - 1
@@ -547,117 +522,7 @@ class RaceSearch:
         self.tt[key] = (depth, best, flag, best_move)
         return best
 
-    # -- three or more: best-reply search -----------------------------------------
-    def _brs_value(self, sums: tuple[int, ...]) -> int:
-        """Higher is better for us: our lead over the rival nearest to finishing, or
-        (``rivalry`` 0) only how far we still have to go, so that the best reply is
-        the one that hinders us most."""
-        ours = self._value(self.me, sums)
-        if not self.rivalry:
-            return -ours
-        return min(self._value(s, sums) for s in self.rivals) - ours
-
-    def _replies(self, marbles: tuple[int, ...]) -> list[tuple[int, int]]:
-        """The rival moves a best-reply node tries, by seat.
-
-        Judging our lead, the rivals' biggest gains; judging only our own way,
-        the moves that start or end beside our marbles (they take away a rung of
-        our ladders or block a landing), biggest gains first; with ``likely``,
-        only among each rival's ``likely`` biggest gains (what a racing player
-        plays), so no reply may be left: then we move again.
-        """
-        if self.rivalry:
-            pooled = [(s, move) for s in self.rivals for move in self._ordered(marbles, s, 0)]
-        else:
-            zone = 0
-            near = self.near
-            for hole in bits(marbles[self.me] & ~self.goals[self.me]):
-                zone |= near[hole]
-            likely = self.likely or None
-            pooled = [
-                (s, move)
-                for s in self.rivals
-                for move in self.targets(marbles, s)[:likely]
-                if zone >> (move & _HOLE) & 1 or zone >> ((move >> 9) & _HOLE) & 1
-            ]
-        pooled.sort(key=lambda sm: sm[1] >> 18, reverse=True)
-        return pooled[: self.breadth]
-
-    def _brs_root(
-        self, marbles: tuple[int, ...], sums: tuple[int, ...], order: list[int], depth: int
-    ) -> tuple[int, list[int]]:
-        me = self.me
-        alpha = -WIN - 1
-        scored: list[tuple[int, int]] = []
-        for move in order:
-            after, new_sums = self._play(marbles, sums, me, move)
-            if self._finishes(after, me, move):
-                value = WIN
-            else:
-                value = self._brs(after, new_sums, depth - 1, alpha, WIN + 1, False, 1)
-            scored.append((value, move))
-            alpha = max(alpha, value)
-        return _ranked(scored)
-
-    def _brs(
-        self,
-        marbles: tuple[int, ...],
-        sums: tuple[int, ...],
-        depth: int,
-        alpha: int,
-        beta: int,
-        ours: bool,
-        ply: int,
-    ) -> int:
-        """Our value; at ``ours`` nodes we move, at the others the best rival reply."""
-        self.limits.tick()
-        if depth == 0:
-            return self._brs_value(sums)
-        key = (marbles, ours)
-        known = self.tt.get(key)
-        if known is not None and known[0] >= depth:
-            k_value, k_flag = known[1], known[2]
-            if (
-                k_flag == _EXACT
-                or (k_flag == _LOWER and k_value >= beta)
-                or (k_flag == _UPPER and k_value <= alpha)
-            ):
-                return k_value
-        moves = self.tried.get((marbles, ours))
-        if moves is None:
-            if ours:
-                moves = [(self.me, move) for move in self._ordered(marbles, self.me, 0)]
-            else:
-                moves = self._replies(marbles)
-            self.tried[marbles, ours] = moves
-        if not moves:
-            return self._brs(marbles, sums, depth - 1, alpha, beta, not ours, ply + 1)
-        start_alpha, start_beta = alpha, beta
-        best = -WIN - 1 if ours else WIN + 1
-        for seat, move in moves:
-            after, new_sums = self._play(marbles, sums, seat, move)
-            if self._finishes(after, seat, move):
-                value = WIN - ply if ours else -WIN + ply
-            else:
-                value = self._brs(after, new_sums, depth - 1, alpha, beta, not ours, ply + 1)
-            if ours:
-                best = max(best, value)
-                alpha = max(alpha, value)
-            else:
-                best = min(best, value)
-                beta = min(beta, value)
-            if alpha >= beta:
-                break
-        flag = _UPPER if best <= start_alpha else _LOWER if best >= start_beta else _EXACT
-        self.tt[key] = (depth, best, flag, 0)
-        return best
-
     # -- forecast: the rivals race ------------------------------------------------------
-    def _forecast_root(
-        self, marbles: tuple[int, ...], sums: tuple[int, ...], order: list[int], depth: int
-    ) -> tuple[int, list[int]]:
-        return self._own_root(marbles, sums, order, depth, self._forecast)
-
     def _rivals_move(
         self, marbles: tuple[int, ...], sums: tuple[int, ...]
     ) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -690,17 +555,6 @@ class RaceSearch:
         if board is None:
             board = self.forecasts[marbles] = self._rivals_move(marbles, sums)
         return board
-
-    def _forecast(
-        self, marbles: tuple[int, ...], sums: tuple[int, ...], depth: int, ply: int
-    ) -> int:
-        """The best value we reach in ``depth`` more moves of ours, the rivals playing
-        their forecast moves before each (higher is better)."""
-        self.limits.tick()
-        if depth == 0:  # the rivals' moves do not change our value
-            return -self._value(self.me, sums)
-        marbles, sums = self._forecast_board(marbles, sums)
-        return self._own_moves(marbles, sums, depth, ply, (marbles, depth), self._forecast)
 
     # -- the beam: our moves, planned breadth-first -----------------------------------------
     def _beam(
@@ -854,10 +708,11 @@ class _Playout:
         return moves[(z ^ (z >> 31)) % len(moves)]
 
 
-def _ranked(scored: list[tuple[int, int]]) -> tuple[int, list[int]]:
-    """The best move and every move in order for the next iteration (stable on ties)."""
+def _ranked(scored: list[tuple[int, int]]) -> tuple[int, int, list[int]]:
+    """The best value, its move and every move in order for the next iteration (stable
+    on ties)."""
     ranked = sorted(scored, key=lambda vm: vm[0], reverse=True)
-    return ranked[0][1], [move for _, move in ranked]
+    return ranked[0][0], ranked[0][1], [move for _, move in ranked]
 
 
 @cache
