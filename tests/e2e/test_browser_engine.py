@@ -69,6 +69,30 @@ def wait_for_my_turn(page: Page, moves: int) -> None:
     raise AssertionError("the computer did not answer")
 
 
+def new_local_table(page: Page, start: dict[str, Any] | None = None) -> str:
+    """A classic-2 table against Hard kept in this browser (from ``start``); its id."""
+    return str(
+        page.evaluate(
+            "async (start) => (await import('/static/js/engine.js')).createLocalTable("
+            "{variant: 'classic-2', seats: [{kind: 'person'}, {kind: 'computer', level: 'hard'}],"
+            " start}).id",
+            start,
+        )
+    )
+
+
+def reload_and_play(page: Page, moves: int) -> list[str]:
+    """Open the page again, play a move and see the engine answer (``moves`` in the list
+    then); the engine's marks of that start."""
+    page.reload()
+    expect(status(page)).to_have_text("Your turn: pick a marble.", timeout=LOAD)
+    marks = wait_for_mark(page, "engine-imported")
+    play_any_move(page)
+    wait_for_my_turn(page, moves)
+    expect(page.locator("#move-list button[data-ply]")).to_have_count(moves)
+    return marks
+
+
 def record_requests(context: BrowserContext) -> list[str]:
     requests: list[str] = []
 
@@ -130,11 +154,7 @@ def test_a_local_game_plays_with_the_network_cut(
 ) -> None:
     page = context.new_page()
     open_lobby(page, browser_server)
-    table = page.evaluate(
-        "async (start) => (await import('/static/js/engine.js')).createLocalTable("
-        "{variant: 'classic-2', seats: [{kind: 'person'}, {kind: 'computer', level: 'hard'}], start}).id",
-        NEAR_FINISH,
-    )
+    table = new_local_table(page, NEAR_FINISH)
     page.goto(f"{browser_server}/table/{table}")
     expect(status(page)).to_have_text("Your turn: pick a marble.", timeout=LOAD)
     context.set_offline(True)
@@ -210,13 +230,8 @@ def test_the_engine_starts_again_from_its_snapshot_and_plays(
     play_any_move(page)
     wait_for_my_turn(page, 2)
 
-    page.reload()
-    expect(status(page)).to_have_text("Your turn: pick a marble.", timeout=LOAD)
-    marks = engine_marks(page)
+    marks = reload_and_play(page, 4)  # the restored engine answers
     assert "snapshot-restored" in marks and "pyodide-loaded" not in marks, marks
-    play_any_move(page)
-    wait_for_my_turn(page, 4)  # the restored engine answers
-    expect(page.locator("#move-list button[data-ply]")).to_have_count(4)
 
     # A snapshot Pyodide refuses is dropped: the engine starts afresh and keeps a new one.
     page.evaluate(
@@ -225,13 +240,9 @@ def test_the_engine_starts_again_from_its_snapshot_and_plays(
           for (const key of await cache.keys()) await cache.put(key, new Response("not a snapshot"));
         }"""
     )
-    page.reload()
-    expect(status(page)).to_have_text("Your turn: pick a marble.", timeout=LOAD)
+    reload_and_play(page, 6)
     marks = wait_for_mark(page, "snapshot-kept")
     assert "pyodide-loaded" in marks and "snapshot-restored" not in marks, marks
-    play_any_move(page)
-    wait_for_my_turn(page, 6)
-    expect(page.locator("#move-list button[data-ply]")).to_have_count(6)
 
 
 def test_a_local_tables_page_starts_the_engine_before_the_apps_scripts(
@@ -239,10 +250,7 @@ def test_a_local_tables_page_starts_the_engine_before_the_apps_scripts(
 ) -> None:
     page = context.new_page()
     open_lobby(page, browser_server)
-    table = page.evaluate(
-        "async () => (await import('/static/js/engine.js')).createLocalTable("
-        "{variant: 'classic-2', seats: [{kind: 'person'}, {kind: 'computer', level: 'hard'}]}).id"
-    )
+    table = new_local_table(page)
     # Without the app's own script the page draws nothing, and the engine starts all the same.
     page.route("**/static/js/main.js", lambda route: route.abort())
     page.goto(f"{browser_server}/table/{table}")
