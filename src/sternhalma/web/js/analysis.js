@@ -300,15 +300,13 @@ export async function showAnalysis(root) {
 
   const params = new URLSearchParams(location.search);
   const table = params.get("table");
-  const shared = location.hash.startsWith("#review=") ? decodeRecord(location.hash.slice(8)) : null;
-  const handed = location.hash.startsWith("#record=") ? decodeRecord(location.hash.slice(8)) : null;
-  if (handed !== null) {
-    // A game handed over in the link (a local game's, from this browser): opened, not reviewed.
-    await load(handed);
-  } else if (shared !== null) {
-    // A shared review: the record is in the link; the review is made again, the same.
-    await load(shared);
-    if (game && game.analysable && game.moves.length) $("#an-review-start").click();
+  // A record in the link: a shared review (#review=, made again, the same) or a game
+  // handed over (#record=, a local game's from this browser: opened, not reviewed).
+  const linked = /^#(review|record)=/.exec(location.hash);
+  const inLink = linked ? decodeRecord(location.hash.slice(linked[0].length)) : null;
+  if (inLink !== null) {
+    await load(inLink);
+    if (linked[1] === "review" && game && game.analysable && game.moves.length) $("#an-review-start").click();
   } else if (table) {
     const response = await fetch(`/api/tables/${encodeURIComponent(table)}/record`);
     if (response.ok) await load(await response.text());
