@@ -26,7 +26,9 @@ PYODIDE := src/sternhalma/web/pyodide/pyodide.mjs
 $(PYODIDE): package.json package-lock.json tools/build_browser.py
 	$(PYTHON) tools/build_browser.py
 
+# The engine's snapshot for a browser's first visit: made again when the engine changes.
 setup: $(BIN)/sternhalma $(PYODIDE)
+	$(BIN)/python tools/build_browser.py --snapshot
 
 # The web app on 127.0.0.1:8000; a browser tab opens where there is one.
 # ARGS go to `sternhalma serve`: make run ARGS="--host 0.0.0.0 --port 8080".

@@ -10,13 +10,14 @@ the first visit (nothing kept), a second load of the same table and a new game (
 worker's cache). The server runs in this process behind a counter of the bytes it sends
 (bodies and headers: everything the browser, its workers and its service worker fetch),
 so "transferred" is what went over the network. The time is from opening the table page
-to the computer's first move in the move list, its 0.6 s pause and its hop on the board
-included. Below each load, where that time went: the marks (User Timing) of the page and
-the engine's worker (engine-worker.js), in seconds after the page opened: the worker
-created and started, Python started afresh (``pyodide-loaded``) or restored from the
-browser's snapshot (``snapshot-restored``), the wheel unpacked, the engine imported, the
-first ``welcome``, Hard's ``think`` and ``thought``, the move posted (``moved``), the
-snapshot kept, and the move ``shown``.
+to the computer's first move in the move list (the page marks it). Below each load, where
+that time went: the marks (User Timing) of the page and the engine's worker
+(engine-worker.js), in seconds after the page opened: the worker created and started,
+Python started afresh (``pyodide-loaded``) or restored from a snapshot, the server's
+(``snapshot-fetched``, a first visit) or the one this browser kept
+(``snapshot-restored``), the wheel unpacked, the engine imported, the first ``welcome``,
+Hard's ``think`` and ``thought``, the move posted (``moved``), the snapshot kept, and the
+move ``shown``; with ``--verbose`` also when each of the worker's fetches had come.
 
 ``strength``: Hard at its default think time (1 s, as the browser's worker plays it:
 searching until its time is up) against Medium, classic-2, inside Pyodide under Node
@@ -94,12 +95,29 @@ MARKS = (
     "[performance.timeOrigin, performance.getEntriesByType('mark')"
     ".map((m) => [m.name, performance.timeOrigin + m.startTime])]"
 )
+#: The worker's fetches, as ``MARKS``: each file's name when it had come (``--verbose``).
+FETCHES = (
+    "[performance.timeOrigin, performance.getEntriesByType('resource')"
+    ".map((r) => ['got ' + r.name.split('/').pop(), performance.timeOrigin + r.responseEnd])]"
+)
 
 
-def timeline(page: Any, shown: float) -> list[tuple[str, float]]:
+#: Run in each page before its scripts: marks "shown" when the first move is in the move
+#: list (looked for at each change of the page, not at a test's polling times).
+SHOWN = """
+new MutationObserver((changes, observer) => {
+  if (document.querySelector("#move-list button[data-ply]")) {
+    performance.mark("shown");
+    observer.disconnect();
+  }
+}).observe(document, { childList: true, subtree: true });
+"""
+
+
+def timeline(page: Any, fetches: bool = False) -> list[tuple[str, float]]:
     """Where the time to the first computer move went: seconds since the table page
-    opened at each mark of the page and the engine's worker (engine-worker.js), in order;
-    "shown" is when the bench saw the move on the board."""
+    opened at each mark of the page (its last, "shown": the move in the list) and the
+    engine's worker (engine-worker.js), in order."""
     opened, marks = page.evaluate(MARKS)
     steps = [(name, at - opened) for name, at in marks]
     for worker in page.workers:
@@ -107,7 +125,8 @@ def timeline(page: Any, shown: float) -> list[tuple[str, float]]:
             created, marks = worker.evaluate(MARKS)
             steps.append(("worker-created", created - opened))
             steps += [(name, at - opened) for name, at in marks]
-    steps.append(("shown", shown - opened))
+            if fetches:
+                steps += [(name, at - opened) for name, at in worker.evaluate(FETCHES)[1]]
     return sorted(steps, key=lambda step: step[1])
 
 
@@ -119,9 +138,9 @@ def load(verbose: bool = False) -> None:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             context = browser.new_context()
+            context.add_init_script(SHOWN)
             page = context.new_page()
             page.set_default_timeout(180_000)
-            moves = page.locator("#move-list button[data-ply]")
 
             def measure(name: str, table: str | None) -> str:
                 counter.sent = counter.requests = 0
@@ -135,12 +154,12 @@ def load(verbose: bool = False) -> None:
                         "{variant: 'classic-2', seats: [{kind: 'computer', level: 'hard'}, "
                         "{kind: 'person'}]}).id"
                     )
-                started = time.perf_counter()
                 page.goto(f"{url}/table/{table}")
-                expect(moves).to_have_count(1, timeout=180_000)
-                first_move = time.perf_counter() - started
-                shown = time.time() * 1000
-                steps = timeline(page, shown)
+                expect(page.locator("#move-list button[data-ply]")).to_have_count(
+                    1, timeout=180_000
+                )
+                steps = timeline(page, verbose)
+                first_move = dict(steps)["shown"] / 1000
                 # Whatever the page and its workers still fetch (the service worker keeping
                 # the app and Pyodide) counts too.
                 page.wait_for_timeout(3000)
@@ -255,7 +274,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="what", required=True)
     loading = sub.add_parser("load")
-    loading.add_argument("--verbose", action="store_true", help="the biggest answers too")
+    loading.add_argument(
+        "--verbose", action="store_true", help="the biggest answers and the worker's fetches too"
+    )
     games = sub.add_parser("strength")
     games.add_argument("--games", type=int, default=10)
     games.add_argument("--seed", type=int, default=1)

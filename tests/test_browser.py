@@ -28,7 +28,14 @@ from sternhalma.server.storage.store import database_url
 from sternhalma.server.tables.seats import Seat
 from sternhalma.server.tables.table import Table
 from sternhalma.server.web.app import Settings, create_app
-from sternhalma.server.web.offline import WHEEL_URL, accepts_gzip, engine_wheel, pyodide_files
+from sternhalma.server.web.offline import (
+    SNAPSHOT_FOLDER,
+    WHEEL_URL,
+    accepts_gzip,
+    engine_key,
+    engine_wheel,
+    pyodide_files,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 from build_browser import COMPRESSED, compress
@@ -406,6 +413,36 @@ def test_pyodides_big_files_are_sent_gzip_compressed_and_decode_to_the_same_byte
         assert "content-encoding" not in stale.headers and stale.content == wasm[:1000]
     compress(web / "pyodide")  # the tool writes the copy again
     assert gzip.decompress((web / "pyodide" / "pyodide.asm.wasm.gz").read_bytes()) == wasm[:1000]
+
+
+def test_the_engines_snapshot_is_served_for_the_running_engine_only(tmp_path: Path) -> None:
+    web = tmp_path / "web"
+    (web / SNAPSHOT_FOLDER).mkdir(parents=True)
+    (web / "index.html").write_text("<main id=app></main>")
+    (web / "sw.js").write_text("")
+    memory = bytes(range(256)) * 100 + b"\0" * 50_000
+    made = web / SNAPSHOT_FOLDER / f"{engine_key()}.bin"
+    made.write_bytes(memory)
+    Path(f"{made}.gz").write_bytes(gzip.compress(memory))
+    settings = Settings(database_url=database_url(str(tmp_path / "t.db")), workers=1, web_root=web)
+    with Client(create_app(settings)) as client:
+        # The key the browser asks by is the wheel's ETag: the hash of the bytes it got.
+        key = client.get(WHEEL_URL).headers["etag"].strip('"')
+        assert key == engine_key()
+        packed = client.get(f"/engine/snapshot/{key}", headers={"Accept-Encoding": "gzip"})
+        assert packed.status_code == 200 and packed.headers["content-encoding"] == "gzip"
+        assert int(packed.headers["content-length"]) < len(memory) / 5
+        assert packed.content == memory
+        plain = client.get(f"/engine/snapshot/{key}", headers={"Accept-Encoding": "identity"})
+        assert "content-encoding" not in plain.headers and plain.content == memory
+        # Another engine's, or a name that is no key, is not there: the browser starts afresh.
+        for other in ("0" * 32, "not-a-key", f"{key}.bin", f"{key}.bin.gz"):
+            assert client.get(f"/engine/snapshot/{other}").status_code == 404, other
+    # The service worker does not keep it with Pyodide's files (the engine's worker keeps it).
+    assert pyodide_files(web) == []
+    made.unlink()
+    with Client(create_app(settings)) as client:
+        assert client.get(f"/engine/snapshot/{engine_key()}").status_code == 404
 
 
 @pytest.mark.parametrize(

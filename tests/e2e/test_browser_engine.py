@@ -2,7 +2,7 @@
 
 A whole game against Hard makes no request once the page has loaded and plays with
 the network cut; the service worker opens and plays the local game offline after a
-first visit; the engine starts again from the snapshot it kept; a local table's page
+first visit; the engine starts from the server's snapshot, then the one it kept; a local table's page
 starts the engine before the app's scripts; the app is installable;
 without the browser engine the server's local tables play; the worker answers a bad
 message with a clear error.
@@ -220,29 +220,48 @@ def wait_for_mark(page: Page, name: str) -> list[str]:
     raise AssertionError(f"the engine worker never marked {name}: {engine_marks(page)}")
 
 
-def test_the_engine_starts_again_from_its_snapshot_and_plays(
+def test_the_engine_starts_from_a_snapshot_and_plays(
     context: BrowserContext, browser_server: str
 ) -> None:
     page = context.new_page()
     start_local_game(page, browser_server, "hard")
-    # The first start: Python starts and imports the engine, and the snapshot is kept.
-    assert "pyodide-loaded" in wait_for_mark(page, "snapshot-kept")
+    # The first start restores the server's snapshot and keeps it.
+    marks = wait_for_mark(page, "snapshot-kept")
+    assert "snapshot-fetched" in marks and "pyodide-loaded" not in marks, marks
     play_any_move(page)
     wait_for_my_turn(page, 2)
 
-    marks = reload_and_play(page, 4)  # the restored engine answers
-    assert "snapshot-restored" in marks and "pyodide-loaded" not in marks, marks
+    # The next start restores the kept one: nothing asked of the server.
+    asked = record_requests(context)
+    marks = reload_and_play(page, 4)
+    assert "snapshot-restored" in marks and "snapshot-fetched" not in marks, marks
+    assert not [url for url in asked if "/engine/snapshot/" in url], asked
 
-    # A snapshot Pyodide refuses is dropped: the engine starts afresh and keeps a new one.
+    # A kept snapshot Pyodide refuses is dropped, and the server's is fetched again.
+    refuse_kept_snapshot(page)
+    reload_and_play(page, 6)
+    marks = wait_for_mark(page, "snapshot-kept")
+    assert "snapshot-fetched" in marks and "snapshot-restored" not in marks, marks
+
+    # Where the server has none (or it cannot be had), Python starts afresh and the
+    # engine keeps a snapshot of its own.
+    refuse_kept_snapshot(page)
+    context.route("**/engine/snapshot/*", lambda route: route.fulfill(status=404))
+    reload_and_play(page, 8)
+    marks = wait_for_mark(page, "snapshot-kept")
+    assert "pyodide-loaded" in marks and "snapshot-fetched" not in marks, marks
+    marks = reload_and_play(page, 10)
+    assert "snapshot-restored" in marks, marks
+
+
+def refuse_kept_snapshot(page: Page) -> None:
+    """Spoils the snapshot this browser kept: Pyodide refuses it at the next start."""
     page.evaluate(
         """async () => {
           const cache = await caches.open("engine-snapshot");
           for (const key of await cache.keys()) await cache.put(key, new Response("not a snapshot"));
         }"""
     )
-    reload_and_play(page, 6)
-    marks = wait_for_mark(page, "snapshot-kept")
-    assert "pyodide-loaded" in marks and "snapshot-restored" not in marks, marks
 
 
 def test_a_local_tables_page_starts_the_engine_before_the_apps_scripts(

@@ -37,6 +37,10 @@ WHEEL_NAME = "sternhalma-0.1.0-py3-none-any.whl"
 WHEEL_URL = f"/engine/{WHEEL_NAME}"
 #: A fixed time for every file of the wheel: the same engine gives the same bytes.
 ZIP_TIME = (2020, 1, 1, 0, 0, 0)
+#: Where the engine's snapshot is served, by ``engine_key`` (docs/browser.md), and the
+#: folder of the web files it is made into by ``tools/build_browser.py``.
+SNAPSHOT_URL = "/engine/snapshot/{key}"
+SNAPSHOT_FOLDER = Path("pyodide") / "snapshot"
 #: The app's files the service worker keeps from the first visit on (besides /static):
 #: the lobby's page and the catalogue of variants.
 SHELL_EXTRA = ("/", "/api/variants", "/manifest.webmanifest", WHEEL_URL)
@@ -89,6 +93,13 @@ def engine_wheel(package: Path = PACKAGE) -> bytes:
             entry.external_attr = 0o644 << 16
             wheel.writestr(entry, data)
     return buffer.getvalue()
+
+
+@cache
+def engine_key() -> str:
+    """The engine wheel's hash, as the browser's worker reckons it: its ETag, and the name
+    its snapshot is made and asked for under."""
+    return hashlib.sha256(engine_wheel()).hexdigest()[:32]
 
 
 def pyodide_ready(web: Path) -> bool:
@@ -201,11 +212,25 @@ def add_offline(app: FastAPI, web: Path) -> None:
     mimetypes.add_type("application/wasm", ".wasm")
 
     async def wheel(request: Request) -> Response:
-        data = engine_wheel()
-        etag = '"' + hashlib.sha256(data).hexdigest()[:32] + '"'
+        etag = f'"{engine_key()}"'
         if request.headers.get("if-none-match") == etag:
             return Response(status_code=304, headers={"ETag": etag})
-        return Response(data, media_type="application/zip", headers={"ETag": etag})
+        return Response(engine_wheel(), media_type="application/zip", headers={"ETag": etag})
+
+    async def snapshot(request: Request, key: str) -> Response:
+        # Only the running engine's: one of another is no use to a browser (it asks by
+        # the hash of the wheel it got), and the key never names a path.
+        path = web / SNAPSHOT_FOLDER / f"{key}.bin"
+        if key != engine_key() or not path.is_file():
+            return Response("no snapshot of this engine", status_code=404)
+        packed = path.with_name(f"{path.name}.gz")
+        if packed.is_file() and accepts_gzip(request.headers.get("accept-encoding", "")):
+            return FileResponse(
+                packed,
+                media_type="application/octet-stream",
+                headers={"Content-Encoding": "gzip", "Vary": "Accept-Encoding"},
+            )
+        return FileResponse(path, media_type="application/octet-stream")
 
     @cache
     def worker_script() -> str:
@@ -227,5 +252,6 @@ def add_offline(app: FastAPI, web: Path) -> None:
         )
 
     app.add_api_route(WHEEL_URL, wheel, include_in_schema=False)
+    app.add_api_route(SNAPSHOT_URL, snapshot, include_in_schema=False)
     app.add_api_route("/sw.js", service_worker, include_in_schema=False)
     app.add_api_route("/manifest.webmanifest", manifest, include_in_schema=False)

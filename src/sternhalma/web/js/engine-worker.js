@@ -10,12 +10,16 @@ import { loadPyodide } from "/static/pyodide/pyodide.mjs";
 const WHEEL = "/engine/sternhalma-0.1.0-py3-none-any.whl";
 const PYODIDE = "/static/pyodide/";
 /** The Cache Storage of the engine's snapshot: Pyodide's memory once Python has started and
- * imported the engine (≈30 MB), made in this browser at the engine's first start and
- * restored at the next ones instead of starting Python again, the most of a start here
- * (docs/browser.md). Pyodide's own snapshots (the ``_makeSnapshot`` and ``_loadSnapshot``
- * options, not public: the pinned version's); kept under the wheel's hash, so a changed
- * engine makes a new one, and Pyodide refuses a snapshot of another build of itself. */
+ * imported the engine (≈30 MB). Restoring it is the most of a start saved (docs/browser.md):
+ * the server's own (made with the engine by tools/build_browser.py, served at SNAPSHOT) on a
+ * first visit, kept here for the next ones; where the server has none, one made in this
+ * browser at the first start. Pyodide's own snapshots (the ``_makeSnapshot`` and
+ * ``_loadSnapshot`` options, not public: the pinned version's); kept under the wheel's
+ * hash, so a changed engine makes a new one, and Pyodide refuses a snapshot of another
+ * build of itself. */
 const SNAPSHOTS = "engine-snapshot"; // as in sw.js, which keeps it
+/** The server's snapshot of the engine, by the wheel's hash (server/web/offline.py). */
+const SNAPSHOT = "/engine/snapshot/";
 /** Milliseconds between the computer's turn and its move being shown, as the server's
  * ``computer_pause``: a person can follow it. */
 const PAUSE = 600;
@@ -36,10 +40,11 @@ async function start() {
   const response = await fetch(WHEEL);
   if (!response.ok) throw new Error(`the engine is not at ${WHEEL} (HTTP ${response.status})`);
   const wheel = await response.arrayBuffer();
-  const key = `/engine/snapshot/${await sha256(wheel)}`;
-  const kept = await restored(key);
+  const key = await sha256(wheel);
+  const kept = (await restored(keptSnapshot(key), "snapshot-restored")) ||
+    (await restored(shippedSnapshot(key), "snapshot-fetched", key));
   const pyodide = kept || (await loadPyodide({ indexURL: PYODIDE, _makeSnapshot: true }));
-  mark(kept ? "snapshot-restored" : "pyodide-loaded");
+  if (!kept) mark("pyodide-loaded");
   pyodide.unpackArchive(wheel, "wheel"); // the files, for what the engine imports later
   mark("wheel-unpacked");
   if (!kept && self.caches) {
@@ -50,16 +55,32 @@ async function start() {
   mark("engine-imported");
 }
 
-/** Pyodide restored from this browser's snapshot of it for this engine, or null: none
- * kept, no Cache Storage, or one Pyodide refuses (another build of it). */
-async function restored(key) {
+/** This browser's snapshot of the engine (Cache Storage), or null. */
+async function keptSnapshot(key) {
+  const kept = self.caches && (await (await caches.open(SNAPSHOTS)).match(`${SNAPSHOT}${key}`));
+  return kept ? new Uint8Array(await kept.arrayBuffer()) : null;
+}
+
+/** The server's snapshot of the engine, or null where it has none. */
+async function shippedSnapshot(key) {
+  const response = await fetch(`${SNAPSHOT}${key}`).catch(() => null); // offline: none
+  return response?.ok ? new Uint8Array(await response.arrayBuffer()) : null;
+}
+
+/** Pyodide restored from ``snapshot`` (a promise of its bytes), marked ``name`` and, given
+ * a ``key``, kept under it for the next start; null when there is none or Pyodide refuses
+ * it (another build of it, damaged): a kept one is then dropped. */
+async function restored(snapshot, name, key = null) {
   try {
-    const kept = self.caches && (await (await caches.open(SNAPSHOTS)).match(key));
-    if (!kept) return null;
-    return await loadPyodide({ indexURL: PYODIDE, _loadSnapshot: new Uint8Array(await kept.arrayBuffer()) });
+    const bytes = await snapshot;
+    if (!bytes) return null;
+    const pyodide = await loadPyodide({ indexURL: PYODIDE, _loadSnapshot: bytes });
+    mark(name);
+    if (key && self.caches) keepSnapshot(key, bytes);
+    return pyodide;
   } catch (error) {
-    console.warn("the engine's snapshot was not restored; starting afresh", error);
-    await caches.delete(SNAPSHOTS).catch(() => {});
+    console.warn(`the engine's snapshot (${name}) was not restored`, error);
+    await self.caches?.delete(SNAPSHOTS).catch(() => {});
     return null;
   }
 }
@@ -70,7 +91,7 @@ async function keepSnapshot(key, bytes) {
   try {
     await caches.delete(SNAPSHOTS);
     const cache = await caches.open(SNAPSHOTS);
-    await cache.put(key, new Response(bytes, { headers: { "Content-Type": "application/octet-stream" } }));
+    await cache.put(`${SNAPSHOT}${key}`, new Response(bytes, { headers: { "Content-Type": "application/octet-stream" } }));
     mark("snapshot-kept");
   } catch (error) {
     console.warn("the engine's snapshot was not kept", error); // full storage: start afresh next time
@@ -78,7 +99,7 @@ async function keepSnapshot(key, bytes) {
 }
 
 async function sha256(bytes) {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)); // as the server's key
   return Array.from(digest.subarray(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
@@ -91,6 +112,9 @@ function failed(error) {
   const message = String(error && error.message ? error.message : error).split("\n").filter(Boolean).pop();
   post(JSON.stringify([{ type: "error", code: "engine-failed", message: `the game engine failed: ${message}` }]));
 }
+
+/** The page's messages that open a table or join it (the others are a person's doing). */
+const JOINING = /^\{"type":"(open|hello)"/;
 
 const sleep = (ms) => new Promise((done) => setTimeout(done, Math.max(0, ms)));
 
@@ -106,10 +130,11 @@ async function drain() {
   try {
     await ready;
     while (inbox.length) {
-      const answers = tables.receive(inbox.shift());
+      const message = inbox.shift();
+      const answers = tables.receive(message);
       if (answers.includes('"welcome"')) mark("welcome");
       post(answers);
-      await computerTurns();
+      await computerTurns(JOINING.test(message));
     }
   } catch (error) {
     inbox.length = 0;
@@ -120,14 +145,17 @@ async function drain() {
 }
 
 /** While a computer seat is to move: "thinking", its choice, the pause, its move. What
- * the page sent meanwhile is answered before the move (an undo drops it). */
-async function computerTurns() {
-  for (;;) {
+ * the page sent meanwhile is answered before the move (an undo drops it). The pause
+ * counts from the turn's beginning, as the server's: when the page has just opened or
+ * ``joined`` the table, the turn it finds began before (when the game was made, or before
+ * a reload). */
+async function computerTurns(joined = false) {
+  for (let turn = 0; ; turn++) {
     const thinking = tables.computer_turn();
     if (thinking === "[]") return;
     post(thinking);
     await sleep(0); // the page hears "thinking" before the search holds this worker
-    const started = performance.now();
+    const started = joined && turn === 0 ? -Infinity : performance.now();
     mark("think");
     const choice = tables.think();
     mark("thought");
