@@ -15,8 +15,9 @@ import pytest
 from sternhalma import core
 from sternhalma.benchmark import sample_positions
 from sternhalma.game import Game
+from sternhalma.notation import position_to_json
 from sternhalma.players import Choice, EasyPlayer, HardPlayer, Info, Limit, MediumPlayer
-from sternhalma.players.hard import HardSettings, nodes_per_second
+from sternhalma.players.hard import BOOK, HardSettings, nodes_per_second
 from sternhalma.players.race import MAX_DEPTH, DuelSettings, RaceSearch
 from sternhalma.players.search import Limits
 from sternhalma.players.timeman import Allowance, allowance, answer_by, pause
@@ -115,7 +116,7 @@ def test_every_level_answers_a_choice_with_its_info() -> None:
 
 def test_hard_tells_the_score_where_its_search_keeps_one() -> None:
     game = Game("capture-2")
-    info = HardPlayer(3).choose(game, Limit(nodes=600)).info
+    info = HardPlayer(3, book=False).choose(game, Limit(nodes=600)).info  # searched, not booked
     assert info.search == "alphabeta"
     assert info.score is not None and abs(info.score) < 100  # a capture lead, not a won game
 
@@ -162,3 +163,16 @@ def test_alpha_beta_stops_early_by_its_nodes_leaving_out_only_whole_iterations()
         assert whole[4] == 20_000  # the old way: every node
         stopped += early[4] < 20_000
     assert stopped >= 3
+
+
+def test_hard_plays_the_book_s_move_from_a_start_at_once_and_searches_after() -> None:
+    for variant in ("classic-2", "classic-6", "halma-2", "capture-2"):
+        game = Game(variant)
+        choice = HardPlayer(5).choose(game, Limit(nodes=800))
+        assert game.rules.format_move(choice.move) == BOOK[position_to_json(game.position)]
+        assert (choice.info.search, choice.info.nodes) == ("book", 0)
+        game.play(choice.move)
+        reply = HardPlayer(5).choose(game, Limit(nodes=800)).info
+        assert reply.search not in ("", "book") and reply.nodes > 0
+    searched = HardPlayer(5, book=False).choose(Game("classic-2"), Limit(nodes=800)).info
+    assert searched.search == "alphabeta" and searched.nodes > 0
