@@ -8,7 +8,8 @@ as ``sternhalma match``; the figures are printed per scenario:
     .venv/bin/python bench/players.py hard-medium-2 --set duel.racer_moves=0 --set duel.breadth=8
     .venv/bin/python bench/players.py hard-hard-2 --budget 60 --set nodes_per_second=20 \
         --set2 nodes_per_second=80                          # 1,200 nodes a move against 4,800
-    .venv/bin/python bench/players.py think --positions 10  # Hard's time a move, every variant
+    .venv/bin/python bench/players.py think --positions 10  # Hard's CPU time a move, every variant
+    .venv/bin/python bench/players.py think --variant classic-2 --set2 duel.settled=0
     .venv/bin/python bench/players.py nodes --nodes 20000   # Hard's nodes a second, both cores
     .venv/bin/python bench/players.py alone --positions 7 --seed 5  # racing alone, moves to finish
 
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 
 from sternhalma import core, match
 from sternhalma.players.hard import HardSettings, changed_settings
+from sternhalma.rules import VARIANTS
 
 
 @dataclass(frozen=True)
@@ -156,34 +158,58 @@ def run(name: str, args: argparse.Namespace) -> None:
 
 
 def think(args: argparse.Namespace) -> None:
-    """Hard's think time at its default budget on seeded mid-game positions of every variant."""
+    """Hard's CPU time a move (``time.process_time``: a shared machine's load does not
+    count) at its default budget on seeded mid-game positions of every variant (or
+    ``--variant``'s); with ``--set2``, Hard so changed on the same positions in the same
+    run, and the ratio of the two means. Each search runs on the node allowance the
+    budget gives it (or ``--nodes``), the clock only a far cap: what it does on a quiet
+    machine, where the nodes bind; on a busy one the budget's clock would cut it short."""
     from sternhalma.benchmark import sample_positions
     from sternhalma.game import Game
     from sternhalma.players import Limit
     from sternhalma.players.hard import HardPlayer
-    from sternhalma.rules import VARIANTS
+    from sternhalma.players.hard import nodes_per_second as rate
+    from sternhalma.players.timeman import allowance
 
-    print(f"== think: Hard's time a move, budget {args.budget or 1:g} s, seeded mid-game positions")
-    every: list[float] = []
-    for variant, rules in VARIANTS.items():
-        times = []
-        depths = []
+    sides = {"hard": settings_from(args.set) or HardSettings()}
+    if args.set2:
+        sides[f"hard {' '.join(args.set2)}"] = settings_from(args.set2) or HardSettings()
+    print(
+        f"== think: Hard's CPU time a move, budget {args.budget or 1:g} s, nodes {args.nodes or 'its'}, "
+        f"seeded mid-game positions, core: {core.NAME}"
+    )
+    every: dict[str, list[float]] = defaultdict(list)
+    for variant in args.variant or VARIANTS:
+        rules = VARIANTS[variant]
+        times: dict[str, list[float]] = defaultdict(list)
+        depths: dict[str, list[int]] = defaultdict(list)
         for start in sample_positions(rules, args.positions, seed=args.seed):
             game = Game(rules, start=start)
             if game.is_over:
                 continue
-            player = HardPlayer(args.seed)
-            info = player.choose(game, Limit(args.budget)).info
-            times.append(info.seconds)
-            if info.search:
-                depths.append(info.depth)
-        every.extend(times)
-        print(
-            f"   {variant:20} median {statistics.median(times):.3f} s, max {max(times):.3f} s, "
-            f"depth mean {statistics.fmean(depths) if depths else 0:.1f} ({len(times)} positions)",
-            flush=True,
-        )
-    print(f"   all: median {statistics.median(every):.3f} s, max {max(every):.3f} s")
+            for name, settings in sides.items():
+                player = HardPlayer(args.seed, settings=settings)
+                began = time.process_time()
+                nodes = args.nodes or allowance(Limit(args.budget), rate(settings, rules)).nodes
+                info = player.choose(game, Limit(nodes=nodes)).info
+                times[name].append(time.process_time() - began)
+                if info.search:
+                    depths[name].append(info.depth)
+        for name in sides:
+            every[name].extend(times[name])
+            print(
+                f"   {variant:20} {name:24} mean {statistics.fmean(times[name]):.3f} s, "
+                f"max {max(times[name]):.3f} s, depth mean "
+                f"{statistics.fmean(depths[name]) if depths[name] else 0:.1f} "
+                f"({len(times[name])} positions)",
+                flush=True,
+            )
+    means = {name: statistics.fmean(times) for name, times in every.items()}
+    for name, mean in means.items():
+        print(f"   all {name:24} mean {mean:.3f} s, max {max(every[name]):.3f} s")
+    if len(means) == 2:
+        first, second = means.values()
+        print(f"   ratio of the means, first / second: {first / second:.2f}")
 
 
 def nodes(args: argparse.Namespace) -> None:
@@ -261,6 +287,9 @@ def main() -> None:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--set2", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--positions", type=int, default=10, help="Positions a variant (think).")
+    parser.add_argument(
+        "--variant", action="append", default=[], choices=VARIANTS, help="Only these (think)."
+    )
     args = parser.parse_args()
     for name in args.scenarios or [*SCENARIOS, "think"]:
         if name == "think":

@@ -13,11 +13,17 @@ import json
 import pytest
 
 from sternhalma import core
+from sternhalma.benchmark import sample_positions
 from sternhalma.game import Game
+from sternhalma.notation import position_to_json
 from sternhalma.players import Choice, EasyPlayer, HardPlayer, Info, Limit, MediumPlayer
-from sternhalma.players.hard import HardSettings, nodes_per_second
+from sternhalma.players.hard import BOOK, HardSettings, nodes_per_second
+from sternhalma.players.race import MAX_DEPTH, DuelSettings, RaceSearch
+from sternhalma.players.search import Limits
 from sternhalma.players.timeman import Allowance, allowance, answer_by, pause
-from sternhalma.rules import find_variant
+from sternhalma.position import Move, Position
+from sternhalma.rules import VARIANTS, find_variant
+from sternhalma.rules.race import RaceRules
 from sternhalma.server.thinking.codec import read_work, write_work
 from sternhalma.server.thinking.jobs import Job
 
@@ -30,7 +36,10 @@ from sternhalma.server.thinking.jobs import Job
         (Limit(clock=20.0), 0.5, 10_000, 0.45),  # a 40th of 20 s
         (Limit(clock=100.0), 1.0, 20_000, 0.9),  # a 40th is more than the 1 s
         (Limit(seconds=3.0, clock=100.0), 2.5, 50_000, 2.25),
-        (Limit(clock=100.0, increment=5.0), 1.0, 20_000, 0.9),  # the increment: not yet
+        (Limit(clock=8.0, increment=2.0), 1.0, 20_000, 0.9),  # 8 / 40 + 2: more than 1 s
+        (Limit(seconds=5.0, clock=8.0, increment=2.0), 2.2, 44_000, 1.98),
+        (Limit(seconds=5.0, clock=2.0, increment=3.0), 0.5, 10_000, 0.45),  # 1.5 s kept
+        (Limit(seconds=5.0, clock=1.0, increment=3.0), 0.025, 500, 0.0225),  # a 40th only
         (Limit(clock=-0.2), 0.0, 1, 0.0),  # a flag about to fall: at once
         (Limit(nodes=500), 60.0, 500, 54.0),  # fixed nodes: the clock only a far cap
         (Limit(seconds=2.0, nodes=500), 2.0, 500, 1.8),
@@ -42,6 +51,11 @@ def test_the_allowance_of_a_limit(limit: Limit, seconds: float, nodes: int, sear
     assert got.seconds == pytest.approx(seconds)
     assert got.nodes == nodes
     assert got.search_seconds == pytest.approx(search)
+
+
+def test_a_negative_increment_is_refused() -> None:
+    with pytest.raises(ValueError, match="increment is at least 0"):
+        Limit(clock=10.0, increment=-1.0)
 
 
 def test_a_level_that_does_not_search_gets_no_nodes() -> None:
@@ -102,7 +116,7 @@ def test_every_level_answers_a_choice_with_its_info() -> None:
 
 def test_hard_tells_the_score_where_its_search_keeps_one() -> None:
     game = Game("capture-2")
-    info = HardPlayer(3).choose(game, Limit(nodes=600)).info
+    info = HardPlayer(3, book=False).choose(game, Limit(nodes=600)).info  # searched, not booked
     assert info.search == "alphabeta"
     assert info.score is not None and abs(info.score) < 100  # a capture lead, not a won game
 
@@ -120,3 +134,45 @@ def test_a_job_carries_its_limit_across_redis_as_json() -> None:
     written = write_work(job)
     assert (written["seconds"], written["clock"], written["increment"]) == (None, 42.5, 2.0)
     assert read_work(json.loads(json.dumps(written))) == job
+
+
+#: A search's move, its kind, depth reached, score and nodes used.
+Found = tuple[Move, str, int, int | None, int]
+
+
+def alpha_beta(rules: RaceRules, position: Position, duel: DuelSettings, depth: int) -> Found:
+    """What classic-2's search does in ``position`` on 20,000 nodes, to ``depth`` at most."""
+    limits = Limits.of(20_000, None)
+    search = RaceSearch(rules, position.turn, (0, 1), limits, duel=duel, max_depth=depth)
+    move = search.choose(position, rules.legal_moves(position))
+    return move, search.mode, search.depth_reached, search.score, limits.used
+
+
+def test_alpha_beta_stops_early_by_its_nodes_leaving_out_only_whole_iterations() -> None:
+    """Where the best move has settled (or the next iteration could not finish) the
+    search stops short of its allowance; what it chose is what the whole-allowance
+    search chose at that depth, node for node: nodes decide, never the clock."""
+    rules = VARIANTS["classic-2"]
+    assert isinstance(rules, RaceRules)
+    stopped = 0
+    for position in sample_positions(rules, 4, seed=1):
+        early = alpha_beta(rules, position, DuelSettings(), MAX_DEPTH)
+        assert early[1] == "alphabeta"
+        assert early == alpha_beta(rules, position, DuelSettings(settled=0), early[2])
+        whole = alpha_beta(rules, position, DuelSettings(settled=0), MAX_DEPTH)
+        assert whole[4] == 20_000  # the old way: every node
+        stopped += early[4] < 20_000
+    assert stopped >= 3
+
+
+def test_hard_plays_the_book_s_move_from_a_start_at_once_and_searches_after() -> None:
+    for variant in ("classic-2", "classic-6", "halma-2", "capture-2"):
+        game = Game(variant)
+        choice = HardPlayer(5).choose(game, Limit(nodes=800))
+        assert game.rules.format_move(choice.move) == BOOK[position_to_json(game.position)]
+        assert (choice.info.search, choice.info.nodes) == ("book", 0)
+        game.play(choice.move)
+        reply = HardPlayer(5).choose(game, Limit(nodes=800)).info
+        assert reply.search not in ("", "book") and reply.nodes > 0
+    searched = HardPlayer(5, book=False).choose(Game("classic-2"), Limit(nodes=800)).info
+    assert searched.search == "alphabeta" and searched.nodes > 0

@@ -1,8 +1,7 @@
-"""Writes the browser's opening book, src/sternhalma/opening_book.json (docs/browser.md):
-for the start position of every variant, the move the compiled Hard makes there when it
-thinks BOOK_SECONDS, four times its default. The browser's Hard (pure Python on Pyodide)
-plays that move instead of searching 0.9 s for the game's first move; the server's Hard
-does not use the book.
+"""Writes Hard's opening book, src/sternhalma/opening_book.json (docs/players.md): for the
+start position of every variant, the move the compiled Hard makes there when it thinks
+BOOK_SECONDS, four times its default. Hard (players/hard.py) plays that move at once
+instead of searching for the game's first move, on the server and in the browser.
 
     .venv/bin/python tools/make_book.py
 
@@ -18,7 +17,7 @@ from pathlib import Path
 from sternhalma.core import COMPILED
 from sternhalma.game import Game
 from sternhalma.notation import position_to_json
-from sternhalma.players import make_player
+from sternhalma.players import HardPlayer
 from sternhalma.players.choice import Limit
 from sternhalma.rules import VARIANTS, find_variant
 
@@ -35,7 +34,7 @@ def start_positions() -> dict[str, str]:
 def book_move(variant: str) -> str:
     """The compiled Hard's move from ``variant``'s start, as move text."""
     game = Game(variant)
-    move = make_player("hard", SEED).choose(game, Limit(seconds=BOOK_SECONDS)).move
+    move = HardPlayer(SEED, book=False).choose(game, Limit(seconds=BOOK_SECONDS)).move
     return find_variant(variant).format_move(move)
 
 

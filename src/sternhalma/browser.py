@@ -25,7 +25,6 @@ import random
 import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from sternhalma import table_rules
@@ -55,10 +54,6 @@ MAX_OPEN = 1_000_000
 #: many nodes never end it).
 UNBOUNDED_NODES = 10**9
 BROWSER_LIMIT = Limit(seconds=DEFAULT_SECONDS, nodes=UNBOUNDED_NODES)
-#: Hard's first move from each variant's start (its position's JSON -> the move's text):
-#: the compiled Hard's at a longer think (tools/make_book.py), played in place of the
-#: browser's 0.9 s search for a game's first move. The server's Hard has no book.
-BOOK: dict[str, str] = json.loads(Path(__file__).with_name("opening_book.json").read_text())
 #: The level a hint is the move of: the strongest.
 HINT_LEVEL = LEVELS[-1]
 #: The table kinds of seat on one screen.
@@ -312,9 +307,7 @@ class LocalTable:
 
     def choose(self, level: str) -> str:
         """The move text ``level`` chooses for the seat to move (``BROWSER_LIMIT``); Hard's
-        from a start position is the book's."""
-        if level == "hard" and (booked := BOOK.get(position_to_json(self.game.position))):
-            return booked
+        from a start position is its book's (players/hard.py)."""
         game = self.game.copy()
         player = make_player(level, self.seed + len(self.actions))
         move = player.choose(game, BROWSER_LIMIT).move

@@ -25,6 +25,10 @@ class Limit:
     clock: float | None = None
     increment: float = 0.0
 
+    def __post_init__(self) -> None:
+        if not self.increment >= 0:
+            raise ValueError(f"the increment is at least 0 seconds, not {self.increment}")
+
 
 @dataclass(frozen=True)
 class Info:

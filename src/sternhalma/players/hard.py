@@ -12,14 +12,17 @@ gets its move in time (and only then may the move differ).
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sternhalma import core
 from sternhalma.boards.base import bits
+from sternhalma.notation import position_to_json
 from sternhalma.players.base import DEADLINE_MARGIN, Player, careful_moves, in_care
 from sternhalma.players.capture import CaptureSearch
 from sternhalma.players.choice import Choice, Info, Limit
@@ -34,6 +37,14 @@ from sternhalma.rules.race import RaceRules
 
 if TYPE_CHECKING:
     from sternhalma.game import Game
+
+#: Hard's first move from each variant's start (its position's JSON -> the move's text):
+#: the compiled Hard's at four times its default think (tools/make_book.py). A move
+#: whose best is settled before the game begins, so Hard plays it at once on either core
+#: (the browser's pure-Python Hard would find a weaker one in its second).
+BOOK: dict[str, str] = json.loads(
+    (Path(__file__).parents[1] / "opening_book.json").read_text(encoding="utf-8")
+)
 
 #: What a marble shut in its home counts among the moves needed to leave (more than
 #: any game's moves to the deadline: the care begins at once).
@@ -121,9 +132,14 @@ def _setting_value(key: str, text: str, default: object) -> object:
 class HardPlayer(Player):
     level = "hard"
 
-    def __init__(self, seed: int = 0, *, settings: HardSettings | None = None) -> None:
+    def __init__(
+        self, seed: int = 0, *, settings: HardSettings | None = None, book: bool = True
+    ) -> None:
+        """``book``: play the opening book's move from a start position (False: search
+        there too, as tools/make_book.py does to write the book)."""
         super().__init__(seed)
         self.settings = settings or HardSettings()
+        self.book = book
 
     def deadline_margin(self, game: Game, seat: int) -> int:
         """Begin the deadline care early enough to walk every marble out of home.
@@ -179,6 +195,9 @@ class HardPlayer(Player):
         rng: random.Random,
         limit: Limit,
     ) -> Choice:
+        booked = _booked(game, options) if self.book else None
+        if booked is not None:
+            return Choice(booked, Info("book"))
         settings = self.settings
         allowed = allowance(limit, nodes_per_second(settings, game.rules))
         assert allowed.nodes is not None
@@ -251,6 +270,18 @@ def race_search(
         racing=racing,
         owner_counts=owner_counts,
     )
+
+
+def _booked(game: Game, options: list[Move]) -> Move | None:
+    """The book's move when ``game`` stands at its variant's start (and it is an option)."""
+    position = game.position
+    if position != game.rules.initial():
+        return None
+    text = BOOK.get(position_to_json(position))
+    if text is None:
+        return None
+    move = game.rules.parse_move(position, text)
+    return move if move in options else None
 
 
 def _sensible(game: Game, seat: int, options: list[Move]) -> list[Move]:

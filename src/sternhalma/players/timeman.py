@@ -2,18 +2,21 @@
 
 Every caller (the server's computer turns and hints, matches, the command line,
 benchmarks) hands the player a ``Limit`` and nothing else; the player asks
-``allowance`` what that means for this move. The rules are those the server and
-Hard used before they were gathered here, so Hard plays as it did:
+``allowance`` what that means for this move:
 
 - seconds: the limit's own; else, with a fixed node count, a far cap
   (``NODES_SECONDS``: the nodes bound the search, the clock only guards a
   stalled machine); else the level's default, 1 s;
-- on a clock, at most the time left over ``MOVES_AHEAD`` more moves (the
-  increment and the moves played do not enter yet: a change to that is a
-  change to Hard's play, to be shown no worse by ``match --sprt`` first);
+- on a clock, at most the time left over ``MOVES_AHEAD`` more moves plus the
+  increment (it comes back after the move), but never so much that the
+  clock would fall under ``FALLBACK_MARGIN``, where the server stops waiting;
 - nodes: the limit's own, else the seconds at the searcher's nodes a second;
 - the search itself stops at ``SEARCH_SHARE`` of the seconds: choosing the
   options, setting up and answering take time too.
+
+The allowance is what a move may use, not what it uses: Hard's alpha-beta stops
+sooner where its best move has settled (players/race.py, ``DuelSettings.settled``),
+by counting nodes, so a move stays the same on any machine.
 
 ``answer_by`` and ``pause`` are the server's side of the same clock: when a
 quick move must be played instead of waiting longer for the thinking, and how
@@ -58,7 +61,9 @@ def allowance(limit: Limit, nodes_per_second: int | float | None = None) -> Allo
     else:
         seconds = DEFAULT_SECONDS
     if limit.clock is not None:
-        seconds = min(seconds, max(limit.clock, 0.0) / MOVES_AHEAD)
+        left = max(limit.clock, 0.0)
+        increment = min(limit.increment, left - FALLBACK_MARGIN - left / MOVES_AHEAD)
+        seconds = min(seconds, left / MOVES_AHEAD + max(increment, 0.0))
     nodes = limit.nodes
     if nodes is None and nodes_per_second is not None:
         nodes = max(1, int(seconds * nodes_per_second))
