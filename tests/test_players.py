@@ -519,28 +519,8 @@ def test_a_setting_its_search_cannot_use_is_refused() -> None:
         DuelSettings(race_lead=-1)
     with pytest.raises(ValueError, match="playout_moves is at least 1"):
         CrowdSettings(playout_moves=0)
-    with pytest.raises(ValueError, match="playout_rounds is at least 1"):
-        CrowdSettings(playout_rounds=0)
     with pytest.raises(ValueError, match="beam_depth is at least 1"):
         SoloSettings(beam_depth=0)
-
-
-@pytest.mark.parametrize(
-    ("variant", "nodes", "options"),
-    [
-        ("classic-3", 30_000, 8),  # the pure-Python allowance at 1 s: the 8 of biggest gain
-        ("classic-3", 180_000, 16),  # the compiled one: 460 rounds of 16 options
-        ("classic-6", 180_000, 8),  # six seats: a round costs twice as many nodes
-    ],
-)
-def test_a_larger_allowance_plays_out_more_options(variant: str, nodes: int, options: int) -> None:
-    from sternhalma.players.race import RaceSearch
-    from sternhalma.players.search import Limits
-
-    rules = find_variant(variant)
-    assert isinstance(rules, RaceRules)
-    search = RaceSearch(rules, 0, range(rules.players), Limits.of(nodes, None))
-    assert search.playout_options == options
 
 
 def test_in_pairs_the_playouts_hinder_only_the_other_team() -> None:

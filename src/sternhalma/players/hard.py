@@ -50,15 +50,16 @@ class HardSettings:
     #: in two thirds of that time (a capture node lists every chain, a Halma node
     #: moves 19 pieces in 8 directions, a star node 10 marbles in 6).
     nodes_per_second: int = 20_000
-    #: Three or more players on the star: the playouts' rate on the pure-Python core
-    #: (about what it searches in a second there); the compiled core's is this times
-    #: ``crowd.compiled_scale``.
+    #: Three or more players on the star: the playouts' rate (set when the crowd's search
+    #: was the best-reply search, whose reply nodes tried only the rivals' likely moves;
+    #: kept so the playouts play as measured, docs/players.md).
     multi_nodes_per_second: int = 30_000
     halma_nodes_per_second: int = 9_000
     capture_nodes_per_second: int = 5_000
     #: Two-player star races on the compiled core: the same search runs 25-40 times as
     #: many nodes a second (bench/players.py nodes), so the allowance is this many times
-    #: the rate, leaving room for a busy server (three or more: ``crowd.compiled_scale``).
+    #: the rate, leaving room for a busy server. Not with three or more players (a
+    #: deeper search there, the best-reply search of the time, lost places to Medium).
     compiled_scale: int = 12
     #: Two-player Halma on the compiled core: the allowance is this many times the rate
     #: (22,500 nodes won 15 of 20 Halma games against 9,000; a Halma node costs more).
@@ -219,13 +220,11 @@ def nodes_per_second(settings: HardSettings, rules: Ruleset) -> int:
         rules.game,
         settings.multi_nodes_per_second if rules.players > 2 else settings.nodes_per_second,
     )
-    if not core.COMPILED or not isinstance(rules, RaceRules):
-        return rate
-    if rules.game == "halma":
-        return int(rate * settings.halma_compiled_scale) if rules.players == 2 else rate
-    if rules.players > 2:
-        return rate * settings.crowd.compiled_scale
-    return rate * settings.compiled_scale
+    if core.COMPILED and isinstance(rules, RaceRules) and rules.players == 2:
+        if rules.game == "halma":
+            return int(rate * settings.halma_compiled_scale)
+        return rate * settings.compiled_scale
+    return rate
 
 
 def race_search(

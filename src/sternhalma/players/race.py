@@ -117,24 +117,16 @@ class CrowdSettings:
 
     #: How many moves of ours a playout lasts.
     playout_moves: int = 8
-    #: How many of our options (those of biggest gain) are played out at least.
+    #: How many of our options (those of biggest gain) are played out.
     playout_options: int = 8
-    #: More options when the allowance buys every option this many rounds of playouts:
-    #: past about 60 rounds more of them hardly help, and a wider choice does (on the
-    #: compiled core; the pure-Python allowance stays at ``playout_options``).
-    playout_rounds: int = 460
     #: What the way to go of the opponent nearest to the goal counts at the end of a
     #: playout, in percent of ours.
     rival_weight: int = 25
     #: The race evaluation's weights (no group term: docs/players.md).
     weights: RaceWeights = CROWD_WEIGHTS
-    #: On the compiled core the allowance is this many times ``multi_nodes_per_second``
-    #: (hard.py): the playouts run 15-20 times as fast there, and more rounds won places
-    #: against the playouts at the pure rate (docs/players.md).
-    compiled_scale: int = 6
 
     def __post_init__(self) -> None:
-        _at_least(self, playout_moves=1, playout_options=1, playout_rounds=1, compiled_scale=1)
+        _at_least(self, playout_moves=1, playout_options=1)
 
 
 @dataclass(frozen=True)
@@ -196,9 +188,7 @@ class RaceSearch:
         self.rival_weight = crowd.rival_weight if many else duel.rival_weight
         self.beam_depth = (solo or SoloSettings()).beam_depth
         self.playout_moves = crowd.playout_moves
-        # A round of playouts costs an option a node per seat and move (race.py#playouts).
-        per_round = crowd.playout_rounds * crowd.playout_moves * len(in_play)
-        self.playout_options = max(crowd.playout_options, limits.nodes // per_round)
+        self.playout_options = crowd.playout_options
         self.owner_counts: tuple[bool, ...] = (
             (True,) * len(rules.seats) if owner_counts is None else tuple(owner_counts)
         )
@@ -288,7 +278,7 @@ class RaceSearch:
         settings.beam_width = min(max(width, 1), 2**31 - 1)  # the core's int; more than memory
         settings.beam_depth = self.beam_depth
         settings.playout_moves = self.playout_moves
-        settings.playout_options = min(self.playout_options, 2**31 - 1)  # the core's int
+        settings.playout_options = self.playout_options
         settings.nodes = min(max(self.limits.nodes - self.limits.used, 1), 2**63 - 1)
         left = self.limits.stop - time.perf_counter()
         settings.seconds = max(left, 0.0) if math.isfinite(left) else -1.0
