@@ -194,8 +194,7 @@ def test_bad_bitboards_get_clear_errors() -> None:
     [
         {},
         {"duel": DuelSettings(breadth=6, reply_breadth=6, rival_weight=70)},
-        {"duel": DuelSettings(settled=0)},  # the whole allowance
-        {"duel": DuelSettings(settled=2)},  # an early stop after two iterations alike
+        {"duel": DuelSettings(foresee=0)},  # the whole allowance
         {"racing": True},
         {"racing": True, "solo": SoloSettings(beam_depth=6)},
         {"crowd": CrowdSettings(playout_moves=3, playout_options=4, rival_weight=40)},
@@ -266,7 +265,6 @@ def test_the_cores_search_takes_its_settings_as_one_struct_and_refuses_bad_ones(
         ({"breadth": 0}, "breadth is at least 1"),
         ({"beam_depth": 0}, "beam_depth is at least 1"),
         ({"nodes": 0}, "nodes is at least 1"),
-        ({"settled": -1}, "settled is at least 0"),
         ({"rivals": [0]}, "no such rival"),
         ({"opponents": [2]}, "an opponent is one of the rivals"),
     ]:

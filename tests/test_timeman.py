@@ -148,18 +148,18 @@ def alpha_beta(rules: RaceRules, position: Position, duel: DuelSettings, depth: 
     return move, search.mode, search.depth_reached, search.score, limits.used
 
 
-def test_alpha_beta_stops_early_by_its_nodes_leaving_out_only_whole_iterations() -> None:
-    """Where the best move has settled (or the next iteration could not finish) the
-    search stops short of its allowance; what it chose is what the whole-allowance
-    search chose at that depth, node for node: nodes decide, never the clock."""
+def test_alpha_beta_starts_no_iteration_it_cannot_finish_leaving_out_only_whole_ones() -> None:
+    """Where the next iteration could not finish, the search stops short of its
+    allowance; what it chose is what the whole-allowance search chose at that depth,
+    node for node: nodes decide, never the clock."""
     rules = VARIANTS["classic-2"]
     assert isinstance(rules, RaceRules)
     stopped = 0
     for position in sample_positions(rules, 4, seed=1):
         early = alpha_beta(rules, position, DuelSettings(), MAX_DEPTH)
         assert early[1] == "alphabeta"
-        assert early == alpha_beta(rules, position, DuelSettings(settled=0), early[2])
-        whole = alpha_beta(rules, position, DuelSettings(settled=0), MAX_DEPTH)
+        assert early == alpha_beta(rules, position, DuelSettings(foresee=0), early[2])
+        whole = alpha_beta(rules, position, DuelSettings(foresee=0), MAX_DEPTH)
         assert whole[4] == 20_000  # the old way: every node
         stopped += early[4] < 20_000
     assert stopped >= 3

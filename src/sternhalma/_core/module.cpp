@@ -128,7 +128,6 @@ public:
             {"nodes", settings.nodes == 0 ? 0LL : 1LL}};
         for (const auto& [name, value] : counts)
             if (value < 1) throw nb::value_error((std::string(name) + " is at least 1").c_str());
-        if (settings.settled < 0) throw nb::value_error("settled is at least 0");
         for (std::int64_t key : order)
             if (move_start(key) >= tables_.size() || move_end(key) >= tables_.size())
                 throw nb::value_error("a move leaves the board");
@@ -322,7 +321,7 @@ NB_MODULE(_native, m) {
         .def_rw("breadth", &SearchSettings::breadth)
         .def_rw("reply_breadth", &SearchSettings::reply_breadth)
         .def_rw("max_depth", &SearchSettings::max_depth)
-        .def_rw("settled", &SearchSettings::settled)
+        .def_rw("foresee", &SearchSettings::foresee)
         .def_rw("rival_weight", &SearchSettings::rival_weight)
         .def_rw("beam_width", &SearchSettings::beam_width)
         .def_rw("beam_depth", &SearchSettings::beam_depth)

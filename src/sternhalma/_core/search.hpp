@@ -20,7 +20,6 @@ namespace sternhalma {
 constexpr std::int64_t WIN = std::int64_t{1} << 40;
 constexpr std::int64_t BIAS = std::int64_t{1} << 20;
 constexpr int MAX_SEATS = 6;
-constexpr std::uint64_t SETTLED_SHARE = 16;  // players/race.py's SETTLED_SHARE
 
 inline int move_start(std::int64_t key) { return static_cast<int>((key >> 9) & 511); }
 inline int move_end(std::int64_t key) { return static_cast<int>(key & 511); }
@@ -54,7 +53,7 @@ struct SearchSettings {
     int breadth = 0;          // alpha-beta: own moves kept at inner nodes
     int reply_breadth = 0;    // and the rival's
     int max_depth = 0;        // and the deepest iteration
-    int settled = 0;          // and its early stop (0: never; players/race.py's _settled)
+    bool foresee = false;     // and whether it starts only iterations it can finish
     int rival_weight = 0;     // a rival's way to go in percent of ours (evaluation, playouts)
     int beam_width = 0;       // solo and forecast plan with a beam this wide
     int beam_depth = 0;       // and this many plies deep
@@ -124,7 +123,6 @@ public:
             return result;
         }
         std::vector<std::uint64_t> took;  // the nodes of each iteration
-        int same = 0;                      // iterations in a row with this best move
         for (int depth = 1; depth <= s_.max_depth; ++depth) {
             std::int64_t score = 0;
             const std::uint64_t before = used_;
@@ -133,12 +131,11 @@ public:
             } catch (const OutOfTime&) {
                 break;
             }
-            same = depth > 1 && order.front() == result.best ? same + 1 : 1;
             result.best = order.front();
             result.score = score;
             result.depth = depth;
             took.push_back(used_ - before);
-            if (spent() || settled(took, same)) break;
+            if (spent() || unfinishable(took)) break;
         }
         result.used = used_;
         return result;
@@ -188,11 +185,10 @@ private:
     bool spent() const {
         return used_ >= s_.nodes || (s_.seconds >= 0 && Clock::now() >= stop_);
     }
-    bool settled(const std::vector<std::uint64_t>& took, int same) const {
-        if (s_.settled == 0) return false;
-        if (same >= s_.settled && used_ * SETTLED_SHARE >= s_.nodes) return true;
+    // players/race.py's RaceSearch._unfinishable.
+    bool unfinishable(const std::vector<std::uint64_t>& took) const {
         const std::size_t n = took.size();
-        if (n < 3) return false;
+        if (!s_.foresee || n < 3) return false;
         const std::uint64_t next =
             took[n - 2] * took[n - 1] / std::max<std::uint64_t>(took[n - 3], 1);
         return used_ + next > s_.nodes;

@@ -58,8 +58,6 @@ from sternhalma.rules.race import RaceRules
 WIN = 1 << 40
 #: The deepest alpha-beta search.
 MAX_DEPTH = 16
-#: Alpha-beta stops on a settled best move only after this part of its allowance (a 16th).
-SETTLED_SHARE = 16
 
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 
@@ -106,15 +104,14 @@ class DuelSettings:
     #: What the rival's way to go counts in the evaluation, in percent of ours (100:
     #: hindering the rival is worth as much as our own progress).
     rival_weight: int = 100
-    #: Alpha-beta stops deepening once its best move has stayed the same this many
-    #: iterations in a row (``RaceSearch._settled``; 0: it always spends its whole
-    #: allowance, as Hard did before 2026-12-04).
-    settled: int = 4
+    #: 1: alpha-beta starts no iteration it cannot finish (``RaceSearch._unfinishable``);
+    #: 0: it spends its whole allowance, as Hard did before 2026-12-04.
+    foresee: int = 1
     #: The race evaluation's weights.
     weights: RaceWeights = DEFAULT_WEIGHTS
 
     def __post_init__(self) -> None:
-        _at_least(self, breadth=1, reply_breadth=1, race_lead=0, racer_moves=0, settled=0)
+        _at_least(self, breadth=1, reply_breadth=1, race_lead=0, racer_moves=0, foresee=0)
 
 
 @dataclass(frozen=True)
@@ -188,7 +185,7 @@ class RaceSearch:
         many = rules.players > 2
         self.breadth = duel.breadth
         self.reply_breadth = duel.reply_breadth
-        self.settled = duel.settled
+        self.foresee = duel.foresee > 0
         self.race_lead = duel.race_lead
         self.racing = racing
         self.max_depth = max_depth
@@ -238,44 +235,30 @@ class RaceSearch:
             return by_key[self._beam(marbles, sums, order, width)]
         best = order[0]
         took: list[int] = []  # the nodes of each iteration
-        same = 0  # iterations in a row with this best move
         for depth in range(1, self.max_depth + 1):
             before = self.limits.used
             try:
-                self.score, move, order = self._negamax_root(marbles, sums, order, depth)
+                self.score, best, order = self._negamax_root(marbles, sums, order, depth)
             except OutOfTime:
                 break
-            same = same + 1 if depth > 1 and move == best else 1
-            best = move
             self.depth_reached = depth
             took.append(self.limits.used - before)
-            if self.limits.spent or self._settled(took, same):
+            if self.limits.spent or self._unfinishable(took):
                 break
         return by_key[best]
 
-    def _settled(self, took: list[int], same: int) -> bool:
-        """Whether iterative deepening stops before its next iteration: it could not
-        finish in what is left of the allowance, or the best move has stayed the same
-        ``settled`` iterations in a row and a ``SETTLED_SHARE``-th of the allowance is
-        spent (never with ``settled`` 0).
-
-        Decided by nodes, not the clock, so the move stays reproducible. An iteration cut
-        short is thrown away, so starting one that cannot finish only wastes its nodes;
-        its cost is foreseen from the last ones': an iteration costs about what the one
-        before the last did times the growth from the one before that to the last (the
-        cost alternates between odd and even depths, so the growth is taken over two).
-        A best move that deeper iterations keep choosing rarely changes at the next one
-        (in 157 classic-2 positions of Hard's own games, 4 iterations in a row and a 16th
-        spent kept 90% of the moves for 40% of the nodes, docs/measurements.md).
+    def _unfinishable(self, took: list[int]) -> bool:
+        """Whether the next iteration could not finish in what is left of the allowance
+        (with ``foresee``): an iteration cut short is thrown away, so starting it only
+        wastes its nodes. Its cost is foreseen from the last ones': the one before the
+        last times the growth from the one before that to the last (the cost alternates
+        between odd and even depths, so the growth is taken over two). Decided by nodes,
+        not the clock, so the move stays reproducible.
         """
-        if not self.settled:
+        if not self.foresee or len(took) < 3:
             return False
         used = sum(took)
         allowed = self.limits.nodes - (self.limits.used - used)
-        if same >= self.settled and used * SETTLED_SHARE >= allowed:
-            return True
-        if len(took) < 3:
-            return False
         return used + took[-2] * took[-1] // max(took[-3], 1) > allowed
 
     def _mode(self, marbles: tuple[int, ...], sums: tuple[int, ...]) -> str:
@@ -312,7 +295,7 @@ class RaceSearch:
         settings.breadth = self.breadth
         settings.reply_breadth = self.reply_breadth
         settings.max_depth = self.max_depth
-        settings.settled = self.settled
+        settings.foresee = self.foresee
         settings.rival_weight = self.rival_weight
         settings.beam_width = min(max(width, 1), 2**31 - 1)  # the core's int; more than memory
         settings.beam_depth = self.beam_depth
