@@ -194,7 +194,7 @@ def test_bad_bitboards_get_clear_errors() -> None:
     [
         {},
         {"duel": DuelSettings(breadth=6, reply_breadth=6, rival_weight=70)},
-        {"duel": DuelSettings(foresee=0)},  # the whole allowance
+        {"duel": DuelSettings(foresee=1)},  # no iteration it cannot finish
         {"racing": True},
         {"racing": True, "solo": SoloSettings(beam_depth=6)},
         {"crowd": CrowdSettings(playout_moves=3, playout_options=4, rival_weight=40)},

@@ -156,7 +156,7 @@ def test_alpha_beta_starts_no_iteration_it_cannot_finish_leaving_out_only_whole_
     assert isinstance(rules, RaceRules)
     stopped = 0
     for position in sample_positions(rules, 4, seed=1):
-        early = alpha_beta(rules, position, DuelSettings(), MAX_DEPTH)
+        early = alpha_beta(rules, position, DuelSettings(foresee=1), MAX_DEPTH)
         assert early[1] == "alphabeta"
         assert early == alpha_beta(rules, position, DuelSettings(foresee=0), early[2])
         whole = alpha_beta(rules, position, DuelSettings(foresee=0), MAX_DEPTH)

@@ -104,9 +104,10 @@ class DuelSettings:
     #: What the rival's way to go counts in the evaluation, in percent of ours (100:
     #: hindering the rival is worth as much as our own progress).
     rival_weight: int = 100
-    #: 1: alpha-beta starts no iteration it cannot finish (``RaceSearch._unfinishable``);
-    #: 0: it spends its whole allowance, as Hard did before 2026-12-04.
-    foresee: int = 1
+    #: 1: alpha-beta starts no iteration it cannot finish (``RaceSearch._unfinishable``),
+    #: 40% less CPU a move; 0: it spends its whole allowance. Off until its sequential
+    #: test against the whole allowance decides (94 games: undecided, docs/players.md).
+    foresee: int = 0
     #: The race evaluation's weights.
     weights: RaceWeights = DEFAULT_WEIGHTS
 
