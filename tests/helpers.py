@@ -19,6 +19,10 @@ from sternhalma.server.storage.store import Store, database_url
 
 T = TypeVar("T")
 
+#: Classic-2's first two moves: past Hard's opening book, so a Hard job there searches
+#: (from the start Hard plays the book's move at once).
+PAST_THE_BOOK = ("l4-l5", "e14-e13")
+
 
 class Client(TestClient):
     """Starlette's test client under the name ``localhost``: the server refuses names

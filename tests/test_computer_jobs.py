@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from helpers import Client
+from helpers import PAST_THE_BOOK, Client
 from services import Redis
 from test_server import PERSON, Socket, connect, event_of, first_legal, new_table, receive_until
 
@@ -39,16 +39,15 @@ ENDLESS = 10**9
 
 
 def _past_the_book() -> str:
-    """Classic-2 after a move each, the person to move: Hard searches for a hint there
-    (from the start it plays its opening book's move at once)."""
+    """Classic-2 after ``PAST_THE_BOOK``, the person to move: Hard searches for a hint there."""
     game = Game("classic-2")
-    for _ in range(2):
-        game.play(game.legal_moves()[0])
+    for text in PAST_THE_BOOK:
+        game.play(game.rules.parse_move(game.position, text))
     return position_to_json(game.position)
 
 
 #: Where an ``endless`` app's hint searches until it is given up.
-PAST_THE_BOOK = _past_the_book()
+PAST_BOOK_START = _past_the_book()
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -95,7 +94,7 @@ def reply(ws: Socket) -> dict[str, Any]:
 
 
 def test_one_hint_at_a_time_per_table(endless: TestClient) -> None:
-    table = new_table(endless, "classic-2", [PERSON, EASY], start=PAST_THE_BOOK)
+    table = new_table(endless, "classic-2", [PERSON, EASY], start=PAST_BOOK_START)
     with connect(endless, table) as first, connect(endless, table) as second:
         first.send_json({"type": "hint"})
         wait_for(lambda: pool(endless).busy == 1, "the hint's start")
@@ -124,7 +123,7 @@ def test_three_hints_a_minute_per_connection(client: TestClient) -> None:
 
 
 def test_a_hint_is_given_up_when_its_asker_leaves(endless: TestClient) -> None:
-    table = new_table(endless, "classic-2", [PERSON, EASY], start=PAST_THE_BOOK)
+    table = new_table(endless, "classic-2", [PERSON, EASY], start=PAST_BOOK_START)
     thinking = pool(endless)
     process = thinking.free[0].process.pid
     with connect(endless, table) as ws:
@@ -136,7 +135,7 @@ def test_a_hint_is_given_up_when_its_asker_leaves(endless: TestClient) -> None:
 
 
 def test_a_hint_for_a_position_that_changed_is_given_up(endless: TestClient) -> None:
-    table = new_table(endless, "classic-2", [PERSON, EASY], start=PAST_THE_BOOK)
+    table = new_table(endless, "classic-2", [PERSON, EASY], start=PAST_BOOK_START)
     with connect(endless, table) as asker, connect(endless, table) as mover:
         state = receive_until(mover, lambda m: m["type"] == "welcome")["state"]
         asker.send_json({"type": "hint"})
@@ -151,8 +150,8 @@ def test_a_hint_for_a_position_that_changed_is_given_up(endless: TestClient) -> 
 
 
 def test_a_computer_move_takes_the_thinking_process_from_a_hint(endless: TestClient) -> None:
-    hinted = new_table(endless, "classic-2", [PERSON, EASY], start=PAST_THE_BOOK)
-    other = new_table(endless, "classic-2", [PERSON, EASY], start=PAST_THE_BOOK)
+    hinted = new_table(endless, "classic-2", [PERSON, EASY], start=PAST_BOOK_START)
+    other = new_table(endless, "classic-2", [PERSON, EASY], start=PAST_BOOK_START)
     with connect(endless, hinted) as asker, connect(endless, other) as player:
         state = receive_until(player, lambda m: m["type"] == "welcome")["state"]
         asker.send_json({"type": "hint"})

@@ -31,8 +31,9 @@ ORPHAN = textwrap.dedent(
         process.start()
         child.close()
         assert json.loads(parent.recv_bytes())[0] == "ready"
-        # A Hard move that thinks for a while; its asker goes away at once.
-        job = Job("classic-2", None, None, (), True, "hard", 1, 1.0)
+        # A Hard move that thinks for a while (past its opening book, helpers.PAST_THE_BOOK);
+        # its asker goes away at once.
+        job = Job("classic-2", None, None, ("l4-l5", "e14-e13"), True, "hard", 1, 1.0)
         parent.send_bytes(json.dumps([1, write_work(job)]).encode())
         parent.close()
         process.join(30)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from helpers import Client, run_apart
+from helpers import PAST_THE_BOOK, Client, run_apart
 
 from sternhalma.analysis import review_game
 from sternhalma.game import Game
@@ -165,7 +165,7 @@ def test_analyses_and_hints_hold_at_most_the_layers_places_and_moves_never_wait(
 def test_a_cancelled_analysis_leaves_the_line_and_gives_its_place_back() -> None:
     """The page moved on while its analysis waited behind a long hint: the job leaves
     the thinking's line, and the next analysis gets the one place and its answer."""
-    long_hint = Job("classic-2", None, None, (), True, "hard", 7, 600.0)
+    long_hint = Job("classic-2", None, None, PAST_THE_BOOK, True, "hard", 7, 600.0)
 
     async def until(condition: Any) -> None:
         for _ in range(1000):

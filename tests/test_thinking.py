@@ -31,7 +31,7 @@ from arq.jobs import (
     serialize_result,
 )
 from arq.jobs import Job as QueuedJob
-from helpers import run_apart
+from helpers import PAST_THE_BOOK, run_apart
 from services import Player, Redis, Server, Worker, moved
 
 from sternhalma.game import Game
@@ -53,7 +53,7 @@ def job(level: str = "easy", seconds: float | None = None, moves: tuple[str, ...
     return Job("classic-2", None, None, moves, True, level, 7, seconds)
 
 
-LONG = job("hard", seconds=600.0)
+LONG = job("hard", seconds=600.0, moves=PAST_THE_BOOK)
 
 
 def after(*moves: str) -> Game:
@@ -248,7 +248,9 @@ def test_a_killed_thinking_process_is_replaced_and_the_job_tried_again() -> None
             os.kill(idle.pid or 0, signal.SIGKILL)  # between jobs
             idle.join(10)
             first = await asyncio.wait_for(pool.think(job(), Priority.MOVE, "a"), 60)
-            asking = asyncio.create_task(pool.think(job("hard", 1.0), Priority.MOVE, "b"))
+            asking = asyncio.create_task(
+                pool.think(job("hard", 1.0, PAST_THE_BOOK), Priority.MOVE, "b")
+            )
             await started(pool)
             busy = next(iter(pool.running)).process
             os.kill(busy.pid or 0, signal.SIGKILL)  # during a job
@@ -258,7 +260,7 @@ def test_a_killed_thinking_process_is_replaced_and_the_job_tried_again() -> None
             await pool.close()
 
     first, second, pids = run_apart(scenario())
-    assert legal(first) and legal(second)
+    assert legal(first) and legal(second, PAST_THE_BOOK)
     assert len(pids) == 3, "each killed process was replaced by a new one"
 
 
