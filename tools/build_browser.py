@@ -38,9 +38,9 @@ FILES = (
 #: Those the server may send gzip-compressed (server/web/offline.py, ``StaticFiles``): a
 #: copy ``NAME.gz`` is written beside each (the interpreter: 9.6 MB, 3.5 MB compressed).
 #: The standard library is a zip already.
+COMPRESSED = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "pyodide-lock.json")
 #: The engine's snapshots (served by server/web/offline.py, its ``SNAPSHOT_FOLDER``).
 SNAPSHOTS = TARGET / "snapshot"
-COMPRESSED = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "pyodide-lock.json")
 
 
 #: Under Node: Pyodide starts Python, imports the engine from the wheel and saves its memory.

@@ -39,7 +39,6 @@ from sternhalma.position import Move
 from sternhalma.records import write_record
 from sternhalma.rules import find_variant
 from sternhalma.rules.base import Ruleset
-from sternhalma.table_rules import read_seats
 from sternhalma.table_view import legal_paths, move_list, result_of, seat_progress
 
 #: The protocol version the server's welcome carries (server/protocol.py).
@@ -319,7 +318,7 @@ def _text_or_none(value: object) -> str | None:
 
 
 def _read_seats(rules: Ruleset, data: object) -> list[Seat]:
-    seats = [Seat(kind, level) for kind, level in read_seats(rules, data, SEAT_KINDS)]
+    seats = [Seat(kind, level) for kind, level in table_rules.read_seats(rules, data, SEAT_KINDS)]
     if not any(seat.kind == "person" for seat in seats):
         raise TableError("seats", "a local game needs a person in at least one seat")
     return seats

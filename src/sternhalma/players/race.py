@@ -258,9 +258,7 @@ class RaceSearch:
         """
         if not self.foresee or len(took) < 3:
             return False
-        used = sum(took)
-        allowed = self.limits.nodes - (self.limits.used - used)
-        return used + took[-2] * took[-1] // max(took[-3], 1) > allowed
+        return self.limits.used + took[-2] * took[-1] // max(took[-3], 1) > self.limits.nodes
 
     def _mode(self, marbles: tuple[int, ...], sums: tuple[int, ...]) -> str:
         """Which search the position asks for."""

@@ -40,43 +40,43 @@ async function start() {
   const response = await fetch(WHEEL);
   if (!response.ok) throw new Error(`the engine is not at ${WHEEL} (HTTP ${response.status})`);
   const wheel = await response.arrayBuffer();
-  const key = await sha256(wheel);
-  const kept = (await restored(keptSnapshot(key), "snapshot-restored")) ||
-    (await restored(shippedSnapshot(key), "snapshot-fetched", key));
+  const address = `${SNAPSHOT}${await sha256(wheel)}`; // kept here under it too
+  const kept = (await restored(keptSnapshot(address), "snapshot-restored")) ||
+    (await restored(shippedSnapshot(address), "snapshot-fetched", address));
   const pyodide = kept || (await loadPyodide({ indexURL: PYODIDE, _makeSnapshot: true }));
   if (!kept) mark("pyodide-loaded");
   pyodide.unpackArchive(wheel, "wheel"); // the files, for what the engine imports later
   mark("wheel-unpacked");
   if (!kept && self.caches) {
     pyodide.runPython("import sternhalma.browser"); // nothing of a game in the snapshot
-    keepSnapshot(key, pyodide.makeMemorySnapshot());
+    keepSnapshot(address, pyodide.makeMemorySnapshot());
   }
   tables = pyodide.pyimport("sternhalma.browser").LocalTables();
   mark("engine-imported");
 }
 
 /** This browser's snapshot of the engine (Cache Storage), or null. */
-async function keptSnapshot(key) {
-  const kept = self.caches && (await (await caches.open(SNAPSHOTS)).match(`${SNAPSHOT}${key}`));
+async function keptSnapshot(address) {
+  const kept = self.caches && (await (await caches.open(SNAPSHOTS)).match(address));
   return kept ? new Uint8Array(await kept.arrayBuffer()) : null;
 }
 
 /** The server's snapshot of the engine, or null where it has none. */
-async function shippedSnapshot(key) {
-  const response = await fetch(`${SNAPSHOT}${key}`).catch(() => null); // offline: none
+async function shippedSnapshot(address) {
+  const response = await fetch(address).catch(() => null); // offline: none
   return response?.ok ? new Uint8Array(await response.arrayBuffer()) : null;
 }
 
 /** Pyodide restored from ``snapshot`` (a promise of its bytes), marked ``name`` and, given
- * a ``key``, kept under it for the next start; null when there is none or Pyodide refuses
- * it (another build of it, damaged): a kept one is then dropped. */
-async function restored(snapshot, name, key = null) {
+ * an ``address``, kept under it for the next start; null when there is none or Pyodide
+ * refuses it (another build of it, damaged): a kept one is then dropped. */
+async function restored(snapshot, name, address = null) {
   try {
     const bytes = await snapshot;
     if (!bytes) return null;
     const pyodide = await loadPyodide({ indexURL: PYODIDE, _loadSnapshot: bytes });
     mark(name);
-    if (key && self.caches) keepSnapshot(key, bytes);
+    if (address && self.caches) keepSnapshot(address, bytes);
     return pyodide;
   } catch (error) {
     console.warn(`the engine's snapshot (${name}) was not restored`, error);
@@ -87,11 +87,11 @@ async function restored(snapshot, name, key = null) {
 
 /** Keeps the snapshot (Python started, the engine imported, nothing of a game yet) in
  * place of any other: the next start of this engine restores it. */
-async function keepSnapshot(key, bytes) {
+async function keepSnapshot(address, bytes) {
   try {
     await caches.delete(SNAPSHOTS);
     const cache = await caches.open(SNAPSHOTS);
-    await cache.put(`${SNAPSHOT}${key}`, new Response(bytes, { headers: { "Content-Type": "application/octet-stream" } }));
+    await cache.put(address, new Response(bytes, { headers: { "Content-Type": "application/octet-stream" } }));
     mark("snapshot-kept");
   } catch (error) {
     console.warn("the engine's snapshot was not kept", error); // full storage: start afresh next time
