@@ -34,7 +34,7 @@ VARIANTS = {
     "capture-3": 2,
     "capture-2-longjump": 1,
 }
-#: Hard's node allowance in every position: small enough for the pure-Python core.
+#: Hard's node allowance in every position: small, so that the checks are quick.
 NODES = 2500
 
 

@@ -5,8 +5,10 @@ seeded positions: positions of forward-biased play (marbles crossing the board,
 arriving in their goals, where the goal lock holds) and random placements
 (marbles anywhere, in other points, in their goals, packed into jump chains).
 The same finishing on goals filled by a seat's own marbles and its goal owner's,
-the owner's marbles counting and not (rules.md#finishing), and Hard's search
-the same on both cores there.
+the owner's marbles counting and not (rules.md#finishing). Hard's search lives
+in the compiled core only: it is checked against brute force (a plain minimax,
+a breadth-first search for the fewest moves home), as is the pure-Python
+fallback's.
 ``make test`` runs this file once more against a debug build of the core under
 AddressSanitizer and UndefinedBehaviorSanitizer.
 """
@@ -21,18 +23,10 @@ from typing import Any
 import pytest
 
 from sternhalma import core
-from sternhalma.benchmark import sample_positions
 from sternhalma.boards.base import bits
 from sternhalma.game import Game
-from sternhalma.players.evaluate import race_evaluation
-from sternhalma.players.race import (
-    WIN,
-    CrowdSettings,
-    DuelSettings,
-    RaceSearch,
-    SoloSettings,
-    pack,
-)
+from sternhalma.players.evaluate import WIN, pack, race_evaluation
+from sternhalma.players.race import DuelSettings, RaceSearch, SoloSettings
 from sternhalma.players.search import Limits
 from sternhalma.position import Position
 from sternhalma.rules import VARIANTS
@@ -185,49 +179,6 @@ def test_bad_bitboards_get_clear_errors() -> None:
         native.apply(marbles, 0, 60, 61)
 
 
-@compiled
-@pytest.mark.parametrize(
-    "variant", ["classic-2", "classic-3", "classic-6", "longjump-2", "pairs-4", "halma-2"]
-)
-@pytest.mark.parametrize(
-    "settings",
-    [
-        {},
-        {"duel": DuelSettings(breadth=6, reply_breadth=6, rival_weight=70)},
-        {"duel": DuelSettings(foresee=1)},  # no iteration it cannot finish
-        {"racing": True},
-        {"racing": True, "solo": SoloSettings(beam_depth=6)},
-        {"crowd": CrowdSettings(playout_moves=3, playout_options=4, rival_weight=40)},
-    ],
-)
-def test_hards_search_chooses_the_same_move_on_either_core(
-    variant: str, settings: dict[str, object]
-) -> None:
-    # A fixed node allowance: the compiled core only lists the moves faster, so the
-    # search visits the same nodes and chooses the same move.
-    rules = VARIANTS[variant]
-    assert isinstance(rules, RaceRules)
-    for position in sample_positions(rules, 6, seed=3):
-        options = rules.legal_moves(position)
-        if not options:
-            continue
-        chosen = []
-        for compiled_core in (False, True):
-            limits = Limits.of(2_000, None)
-            search = RaceSearch(
-                rules,
-                position.turn,
-                range(rules.players),
-                limits,
-                compiled=compiled_core,
-                **settings,  # type: ignore[arg-type]
-            )
-            chosen.append(
-                (search.choose(position, options), search.mode, limits.used, search.score)
-            )
-        assert chosen[0] == chosen[1]
-
-
 def native_tables(rules: RaceRules) -> Any:
     """Hard's evaluation tables for ``rules`` in the compiled core."""
     evaluation = RaceSearch(rules, 0, range(rules.players), Limits.of(1, None)).evaluation
@@ -330,66 +281,6 @@ def test_the_core_finishes_whom_the_referee_finishes_before_and_after_move_30(
     assert waited > 5 or all(o is None for o in rules.goal_owners)
 
 
-@compiled
-@pytest.mark.parametrize("variant", ["classic-2", "classic-6", "pairs-4", "fifteen-2"])
-@pytest.mark.parametrize(
-    "settings",
-    [
-        {},
-        {"racing": True, "solo": SoloSettings(beam_depth=6)},
-    ],
-)
-def test_hards_search_is_the_same_on_either_core_beside_full_goals(
-    variant: str, settings: dict[str, object]
-) -> None:
-    rules = VARIANTS[variant]
-    assert isinstance(rules, RaceRules)
-    rng = random.Random(f"owner-counts:{variant}")
-    for position in filled(rules, 8, seed=4):
-        options = rules.legal_moves(position)
-        if not options:
-            continue
-        mixed = [rng.random() < 0.5 for _ in rules.seats]
-        for owner_counts in ([False] * rules.players, mixed):
-            chosen = []
-            for compiled_core in (False, True):
-                limits = Limits.of(1_500, None)
-                search = RaceSearch(
-                    rules,
-                    position.turn,
-                    range(rules.players),
-                    limits,
-                    owner_counts=owner_counts,
-                    compiled=compiled_core,
-                    **settings,  # type: ignore[arg-type]
-                )
-                chosen.append(
-                    (search.choose(position, options), search.mode, limits.used, search.score)
-                )
-            assert chosen[0] == chosen[1]
-
-
-@compiled
-@pytest.mark.parametrize("variant", ["classic-2", "classic-6", "halma-2", "longjump-2"])
-def test_hards_solo_search_is_the_same_on_either_core(variant: str) -> None:
-    # Alone on the board (every rival finished or behind), the beam over our own moves.
-    rules = VARIANTS[variant]
-    assert isinstance(rules, RaceRules)
-    for position in sample_positions(rules, 4, seed=5):
-        options = rules.legal_moves(position)
-        chosen = []
-        for compiled_core in (False, True):
-            limits = Limits.of(2_000, None)
-            search = RaceSearch(
-                rules, position.turn, [position.turn], limits, compiled=compiled_core
-            )
-            chosen.append(
-                (search.choose(position, options), search.mode, limits.used, search.score)
-            )
-        assert chosen[0][1] == "solo"
-        assert chosen[0] == chosen[1]
-
-
 # -- Hard's alpha-beta against a brute-force minimax -------------------------------------
 class Minimax:
     """A plain negamax over the rules' move generator, every move at every node, no
@@ -402,8 +293,11 @@ class Minimax:
     without moves passes.
     """
 
-    def __init__(self, rules: RaceRules, me: int, rival_weight: int) -> None:
+    def __init__(
+        self, rules: RaceRules, me: int, rival_weight: int, owner_counts: tuple[bool, ...] = ()
+    ) -> None:
         self.rules, self.me, self.rival_weight = rules, me, rival_weight
+        self.owner_counts = owner_counts or (True,) * rules.players
         self.evaluation = race_evaluation(rules, DuelSettings().weights)
 
     def leaf(self, marbles: tuple[int, ...], turn: int) -> int:
@@ -419,7 +313,8 @@ class Minimax:
         return [self.rules.apply_unchecked(position, move).marbles for move in moves]
 
     def finished(self, marbles: tuple[int, ...], seat: int) -> bool:
-        return self.rules.has_finished(Position(self.rules, seat, marbles), seat)
+        position = Position(self.rules, seat, marbles)
+        return self.rules.has_finished(position, seat, owner_counts=self.owner_counts[seat])
 
     def finish(self, marbles: tuple[int, ...], seat: int, ply: int) -> int:
         last_reply = self.rules.last_reply and seat == 0
@@ -500,9 +395,10 @@ def both_about_to_finish(rules: RaceRules, count: int, seed: int) -> Iterator[Po
 def test_alpha_beta_finds_the_brute_force_minimax_value(
     variant: str, positions: str, count: int, depths: tuple[int, ...]
 ) -> None:
-    """On small positions (few marbles, or a full goal's last hole), at depths 1 to 4, the
+    """On small positions (few marbles, or a full goal's last hole), at depths 1 to 5, the
     core's alpha-beta (breadth, transposition table, iterative deepening) finds the value
-    of a brute-force minimax, and a move of that value; on both cores."""
+    of a brute-force minimax, and a move of that value; so does the pure-Python fallback's
+    (no table)."""
     rules = VARIANTS[variant]
     assert isinstance(rules, RaceRules)
     made = {
@@ -546,3 +442,109 @@ def test_alpha_beta_finds_the_brute_force_minimax_value(
     assert searched >= count * len(depths) * len(cores) // 2
     if positions == "about-to-finish" or variant == "halma-2":
         assert finishes > 0
+
+
+@pytest.mark.parametrize("variant", ["classic-2", "fifteen-2", "longjump-2"])
+def test_beside_full_goals_alpha_beta_finds_the_minimax_value_the_owners_marbles_counting_or_not(
+    variant: str,
+) -> None:
+    """A goal filled but a hole, partly by its owner's marbles: whether the owner's count
+    (rules.md#finishing, told per seat) decides whether filling the hole finishes. The
+    searches judge it as the referee does, at depths 1 and 2 (every move at every node)."""
+    rules = VARIANTS[variant]
+    assert isinstance(rules, RaceRules)
+    cores = (False, True) if core.COMPILED else (False,)
+    rng = random.Random(f"owner-counts-minimax:{variant}")
+    searched = finishes = 0
+    for start in filled(rules, 30, seed=5):
+        me = start.turn
+        owner_counts = tuple(rng.random() < 0.5 for _ in rules.seats)
+        minimax = Minimax(rules, me, 100, owner_counts)
+        duel = DuelSettings(breadth=999, reply_breadth=999, race_lead=0)
+        options = rules.legal_moves(start)
+        if not options or any(minimax.finished(start.marbles, seat) for seat in (0, 1)):
+            continue
+        for depth in (1, 2):
+            values = {
+                move: minimax.after(rules.apply_unchecked(start, move).marbles, me, depth, 0)
+                for move in options
+            }
+            best = max(values.values())
+            finishes += best >= WIN - depth
+            for compiled_core in cores:
+                search = RaceSearch(
+                    rules,
+                    me,
+                    (0, 1),
+                    Limits.of(10**12, None),
+                    duel=duel,
+                    max_depth=depth,
+                    owner_counts=owner_counts,
+                    compiled=compiled_core,
+                )
+                if search.separated(start.marbles):
+                    break
+                move = search.choose(start, options)
+                assert (search.depth_reached, search.score) == (depth, best), (start, depth)
+                assert values[move] == best, (start, depth)
+                searched += 1
+    assert searched >= 10 * len(cores)
+    assert finishes > 0
+
+
+def fewest_moves_home(rules: RaceRules, seat: int, own: int, most: int) -> int | None:
+    """The fewest moves that bring all of ``seat``'s marbles (alone on the board) into its
+    goal, breadth first over every position; None when it takes more than ``most``."""
+    level, seen = {own}, {own}
+    for moves in range(most + 1):
+        if any(own & rules.goals[seat] == own for own in level):
+            return moves
+        following = set()
+        for marbles in level:
+            for start, end in rules.move_ends(marbles, seat, marbles):
+                after = marbles ^ (1 << start) ^ (1 << end)
+                if after not in seen:
+                    seen.add(after)
+                    following.add(after)
+        level = following
+    return None
+
+
+@pytest.mark.parametrize("variant", ["classic-2", "longjump-2", "halma-2"])
+def test_alone_the_beam_takes_a_shortest_way_home(variant: str) -> None:
+    """Nobody else on the board, a wide beam (every position a ply reaches) chooses a
+    move after which the fewest moves home are one fewer: checked against a breadth-first
+    search over every position, on the core and on the fallback."""
+    rules = VARIANTS[variant]
+    assert isinstance(rules, RaceRules)
+    cores = (False, True) if core.COMPILED else (False,)
+    rng = random.Random(f"alone:{variant}")
+    goal = list(bits(rules.goals[0]))
+    near = [h for h in range(rules.board.size) if 0 < rules.distance_to_goal[0][h] <= 2]
+    checked = 0
+    while checked < 12:
+        # Two or three marbles a step or two from the goal; on the star (a full goal
+        # finishes) the others fill the rest of it, in Halma (every piece in) none.
+        out = rng.randint(2, 3)
+        own = sum(1 << h for h in rng.sample(near, out))
+        if rules.anti_blocking:
+            own |= sum(1 << h for h in rng.sample(goal, rules.marbles_per_seat - out))
+        fewest = fewest_moves_home(rules, 0, own, 3)
+        if fewest is None or fewest < 2:
+            continue
+        alone = Position(rules, 0, (own,) + (0,) * (rules.players - 1))
+        options = rules.legal_moves(alone)
+        for compiled_core in cores:
+            search = RaceSearch(
+                rules,
+                0,
+                [0],
+                Limits.of(10**7, None),
+                solo=SoloSettings(beam_depth=fewest),
+                compiled=compiled_core,
+            )
+            move = search.choose(alone, options)
+            assert search.mode == "solo"
+            after = own ^ (1 << move[0]) ^ (1 << move[-1])
+            assert fewest_moves_home(rules, 0, after, fewest) == fewest - 1, (alone, move)
+        checked += 1

@@ -282,28 +282,24 @@ def test_hard_finishes_when_one_move_finishes() -> None:
 def test_hards_search_sees_a_finish_only_where_the_referee_gives_one() -> None:
     # White's goal holds black's e17; e13-e14 fills its last hole. The owner's marble counts
     # only from the end of black's 30th move (rules.md#finishing).
-    from sternhalma.players.hard import race_search
-    from sternhalma.players.race import pack
-    from sternhalma.players.search import Limits
+    from sternhalma.players.evaluate import WIN
+    from sternhalma.players.race import DuelSettings
 
+    # Far ahead, Hard would plan on the rival's racing moves: alpha-beta keeps a score.
+    hard = HardPlayer(0, settings=HardSettings(duel=DuelSettings(race_lead=0)))
     pos = position(
         "classic-2",
         "white",
         white="e13 f14 g14 h14 e15 f15 g15 e16 f16 i8",
         black="e17 i5 j5 k5 l5 i6 j6 k6 i7 j7",
     )
-    rules = pos.rules
-    assert isinstance(rules, RaceRules)
-    fill = rules.parse_move(pos, "e13-e14")
-    after = rules.apply_unchecked(pos, fill).marbles
     for black_made, finishes in ((29, False), (30, True)):
-        game = Game(rules, start=pos, moves_made=[29, black_made])
-        counts = [game.owner_counts(s) for s in range(2)]
-        search = race_search(rules, 0, game.in_play, Limits.of(200, None), HardSettings(), counts)
-        assert search._finishes(after, 0, pack(0, fill[0], fill[-1])) is finishes
-    game = Game(rules, start=pos, moves_made=[29, 30])
-    game.play(HardPlayer(0).choose(game, Limit(nodes=200)).move)
-    assert game.status("white") == "finished"
+        game = Game(pos.rules, start=pos, moves_made=[29, black_made])
+        choice = hard.choose(game, Limit(nodes=200))
+        assert choice.info.search == "alphabeta"
+        assert choice.info.score is not None and (choice.info.score >= WIN - 1) is finishes
+        game.play(choice.move)
+        assert (game.status("white") == "finished") is finishes
 
 
 def test_hard_climbs_the_ladder() -> None:
@@ -350,18 +346,15 @@ def test_hard_plays_capture_to_win_the_captures() -> None:
 
 
 @pytest.mark.parametrize("variant", [v for v, r in VARIANTS.items() if isinstance(r, RaceRules)])
-def test_the_search_generates_exactly_the_engines_moves(variant: str) -> None:
-    from sternhalma.players.race import RaceSearch, unpack
-    from sternhalma.players.search import Limits
-
+def test_the_searches_move_ends_are_the_engines_moves(variant: str) -> None:
+    # The fallback search lists moves without their paths: the same moves, in order.
     rules = find_variant(variant)
     assert isinstance(rules, RaceRules)
     for start in sample_positions(rules, 8, seed=12):
         for seat in range(rules.players):
-            search = RaceSearch(rules, seat, range(rules.players), Limits.of(1, None))
-            found = sorted(unpack(key) for key in search.targets(start.marbles, seat))
-            engine = sorted(m.key for m in rules.moves_of(start, seat, start.marbles[seat]))
-            assert found == engine
+            ends = rules.move_ends(start.occupied, seat, start.marbles[seat])
+            moves = rules.moves_of(start, seat, start.marbles[seat])
+            assert ends == [(m[0], m[-1]) for m in moves] and moves
 
 
 # -- Hard in Halma: no anti-blocking rule, repetition is a draw --------------------------
@@ -582,6 +575,7 @@ def test_far_ahead_hard_plans_on_the_rivals_racing_moves() -> None:
     between them (the rival's biggest gain in rows, as Medium plays; a rival with several
     such moves stays where it is); otherwise alpha-beta, where the rival may block."""
     from sternhalma.players.evaluate import race_evaluation
+    from sternhalma.players.fallback import PlainSearch
     from sternhalma.players.race import RaceSearch
     from sternhalma.players.search import Limits
 
@@ -601,9 +595,10 @@ def test_far_ahead_hard_plans_on_the_rivals_racing_moves() -> None:
         far_ahead = sums[2 * rival + 1] - sums[2 * me + 1] >= lead_needed  # rows to go
         assert search.mode == ("forecast" if far_ahead else "alphabeta")
         modes.add(search.mode)
-        # The forecast, against the engine's moves: the rival's one biggest gain in rows.
-        forecaster = RaceSearch(rules, me, range(2), Limits.of(10, None))
-        after, _ = forecaster._rivals_move(start.marbles, sums)
+        # The fallback's forecast, against the engine's moves: the rival's one biggest gain
+        # in rows.
+        forecaster = PlainSearch(RaceSearch(rules, me, range(2), Limits.of(10, None)))
+        after, _ = forecaster._racing(start.marbles, sums, rival)
         theirs = rules.moves_of(start, rival, start.marbles[rival])
         gains = [rows[rival][m[-1]] - rows[rival][m[0]] for m in theirs]
         best = [m for m, gain in zip(theirs, gains, strict=True) if gain == max(gains)]

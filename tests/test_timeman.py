@@ -148,6 +148,7 @@ def alpha_beta(rules: RaceRules, position: Position, duel: DuelSettings, depth: 
     return move, search.mode, search.depth_reached, search.score, limits.used
 
 
+@pytest.mark.skipif(not core.COMPILED, reason="the foresight is the compiled core's")
 def test_alpha_beta_starts_no_iteration_it_cannot_finish_leaving_out_only_whole_ones() -> None:
     """Where the next iteration could not finish, the search stops short of its
     allowance; what it chose is what the whole-allowance search chose at that depth,

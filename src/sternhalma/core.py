@@ -52,9 +52,11 @@ class PythonRaceCore:
         self.rules = rules
 
     def moves(self, marbles: Sequence[int], seat: int) -> bytes:
-        position = Position(self.rules, seat, tuple(marbles))
-        moves = self.rules.moves_of(position, seat, marbles[seat])
-        return bytes(hole for move in moves for hole in (move[0], move[-1]))
+        occupied = 0
+        for board in marbles:
+            occupied |= board
+        ends = self.rules.move_ends(occupied, seat, marbles[seat])
+        return bytes(hole for move in ends for hole in move)
 
     def apply(self, marbles: Sequence[int], seat: int, start: int, end: int) -> tuple[int, ...]:
         after = list(marbles)

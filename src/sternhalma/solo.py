@@ -41,12 +41,6 @@ class SoloMoves:
         self.rules = rules
         self.seat = seat
         self.goal = rules.goals[seat]
-        self.may_end = rules.may_end[seat]
-        self.everywhere = rules.board.all
-        self.steps = tuple(
-            tuple(1 << n for n in rules.board.neighbours[hole]) for hole in range(rules.board.size)
-        )
-        self.jumps = rules.board.jumps
 
     def finished(self, own: int) -> bool:
         """Whether every marble stands in the goal."""
@@ -54,36 +48,8 @@ class SoloMoves:
 
     def ends(self, own: int) -> Iterator[tuple[int, int]]:
         """(start bit, end bit) of every move, each (start, end) once."""
-        if self.rules.long_jumps:
-            for move in self.rules.moves_of(self._position(own), self.seat, own):
-                yield 1 << move[0], 1 << move[-1]
-            return
-        free = ~own
-        goal = self.goal
-        jumps = self.jumps
-        marbles = own
-        while marbles:
-            low = marbles & -marbles
-            marbles ^= low
-            start = low.bit_length() - 1
-            if goal & low:
-                land_ok = end_ok = goal
-            else:
-                land_ok, end_ok = self.everywhere, self.may_end
-            step_ok = free & end_ok
-            for bit in self.steps[start]:
-                if step_ok & bit:
-                    yield low, bit
-            others = own ^ low
-            closed = own | ~land_ok
-            stack = [start]
-            for hole in stack:
-                for over, land, bit in jumps[hole]:
-                    if others & over and not closed & bit:
-                        closed |= bit
-                        stack.append(land)
-                        if end_ok & bit:
-                            yield low, bit
+        for start, end in self.rules.move_ends(own, self.seat, own):
+            yield 1 << start, 1 << end
 
     def path(self, own: int, start: int, end: int) -> Move:
         """The move from hole ``start`` to hole ``end`` with its path (a shortest one)."""

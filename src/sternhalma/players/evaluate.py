@@ -43,6 +43,8 @@ class RaceWeights:
 
 
 DEFAULT_WEIGHTS = RaceWeights()
+#: Larger than any evaluation: a finished seat.
+WIN = 1 << 40
 #: With three or more players the board is crowded and changes five moves out of
 #: six: a big jump now beats keeping the army together (measured, bench/players.py).
 CROWD_WEIGHTS = RaceWeights(group=0)
@@ -124,3 +126,19 @@ def _distances_to_line(
     dx, dy = b[0] - a[0], b[1] - a[1]
     length = math.hypot(dx, dy)
     return [abs(dx * (y - a[1]) - dy * (x - a[0])) / length for x, y in points]
+
+
+# -- a move as the searches see it: its gain in cost, start and end in one int ----------
+#: Packed move: ((gain + BIAS) << 18) | (start << 9) | end; holes fit in 9 bits.
+BIAS = 1 << 20
+HOLE = (1 << 9) - 1
+
+
+def pack(gain: int, start: int, end: int) -> int:
+    """One int for a move inside the search; larger gains sort higher."""
+    return ((gain + BIAS) << 18) | (start << 9) | end
+
+
+def unpack(key: int) -> tuple[int, int]:
+    """(start, end) of a packed move."""
+    return (key >> 9) & HOLE, key & HOLE

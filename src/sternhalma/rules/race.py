@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import pairwise
+from typing import Any
 
 from sternhalma.boards.base import Board, bits
 from sternhalma.errors import IllegalMoveError
@@ -63,8 +64,8 @@ class RaceRules(Ruleset):
             tuple(min(board.distance(h, g) for g in bits(goal)) for h in range(board.size))
             for goal in self.goals
         )
-        self._steps: tuple[tuple[tuple[int, Move], ...], ...] = tuple(
-            tuple((1 << n, Move((h, n))) for n in board.neighbours[h]) for h in range(board.size)
+        self._steps: tuple[tuple[tuple[int, int, Move], ...], ...] = tuple(
+            tuple((1 << n, n, Move((h, n))) for n in board.neighbours[h]) for h in range(board.size)
         )
         #: _neighbourhood[h]: the holes one step from h, as a bit mask.
         self._neighbourhood: tuple[int, ...] = tuple(
@@ -95,8 +96,20 @@ class RaceRules(Ruleset):
         return bool(self.legal_moves(position))
 
     def moves_of(self, position: Position, seat: int, marbles: int) -> list[Move]:
-        """The legal moves of ``seat``'s marbles in ``marbles`` (a subset of its own)."""
-        occupied = position.occupied
+        """The legal moves of ``seat``'s marbles in ``marbles`` (a subset of its own),
+        each with a shortest path."""
+        return self._moves(position.occupied, seat, marbles, paths=True)
+
+    def move_ends(self, occupied: int, seat: int, marbles: int) -> list[tuple[int, int]]:
+        """(start, end) of the same moves, in the same order, without their paths: what
+        a search needs. ``occupied``: every marble on the board."""
+        return self._moves(occupied, seat, marbles, paths=False)
+
+    def _moves(self, occupied: int, seat: int, marbles: int, paths: bool) -> list[Any]:
+        """The one move generator of the Python engine: for each marble its steps, then
+        breadth first every hole a chain of jumps reaches (each hole once, so by a
+        shortest path); a marble in its goal lands only in the goal, and no move ends
+        in another point. ``paths``: Moves, else (start, end) pairs."""
         free = ~occupied
         goal = self.goals[seat]
         may_end = self.may_end[seat]
@@ -104,7 +117,7 @@ class RaceRules(Ruleset):
         steps = self._steps
         jumps = self.board.jumps
         long_jumps = self.long_jumps
-        moves: list[Move] = []
+        moves: list[Any] = []
         append = moves.append
         while marbles:
             low = marbles & -marbles
@@ -115,42 +128,34 @@ class RaceRules(Ruleset):
             else:
                 land_ok, end_ok = everywhere, may_end
             step_ok = free & end_ok
-            for bit, move in steps[start]:
+            for bit, end, move in steps[start]:
                 if step_ok & bit:
-                    append(move)
+                    append(move if paths else (start, end))
             others = occupied ^ low
             closed = occupied | ~land_ok
-            frontier: list[tuple[int, tuple[int, ...]]] = [(start, (start,))]
-            if long_jumps:
-                for hole, path in frontier:
-                    for land, bit in self._long_landings(hole, others):
-                        if not closed & bit:
-                            closed |= bit
-                            longer = (*path, land)
-                            if end_ok & bit:
-                                append(Move(longer))
-                            frontier.append((land, longer))
-                continue
-            # Breadth first, so every landing hole gets a shortest path.
-            for hole, path in frontier:
-                for over, land, bit in jumps[hole]:
+            reached = [start]  # the holes in the order reached
+            came_from = [-1]  # the index in reached of the hole each was jumped from
+            for index, hole in enumerate(reached):
+                landings = self._long_landings(hole, others) if long_jumps else jumps[hole]
+                for over, land, bit in landings:
                     if others & over and not closed & bit:
                         closed |= bit
-                        longer = (*path, land)
+                        reached.append(land)
+                        came_from.append(index)
                         if end_ok & bit:
-                            append(Move(longer))
-                        frontier.append((land, longer))
+                            append(_path(reached, came_from) if paths else (start, land))
         return moves
 
-    def _long_landings(self, hole: int, others: int) -> list[tuple[int, int]]:
-        """Landing holes of long jumps from ``hole`` over ``others`` (k = 0 included)."""
+    def _long_landings(self, hole: int, others: int) -> list[tuple[int, int, int]]:
+        """Long jumps from ``hole`` over ``others`` (k = 0 included) as the board's jumps
+        are given: (the bit of the hole jumped over, the landing hole, its bit)."""
         landings = []
         for ray in self.board.rays[hole]:
             for k, over in enumerate(ray):
                 if others >> over & 1:
                     far = 2 * k + 1
                     if far < len(ray) and not any(others >> h & 1 for h in ray[k + 1 : far + 1]):
-                        landings.append((ray[far], 1 << ray[far]))
+                        landings.append((1 << over, ray[far], 1 << ray[far]))
                     break
         return landings
 
@@ -274,3 +279,13 @@ class RaceRules(Ruleset):
         """Total steps the seat's marbles outside the goal still need (rules.md#ranking)."""
         table = self.distance_to_goal[seat]
         return sum(table[h] for h in bits(position.marbles[seat] & ~self.goals[seat]))
+
+
+def _path(reached: list[int], came_from: list[int]) -> Move:
+    """The path to the last hole reached, back along the holes each was jumped from."""
+    path = []
+    index = len(reached) - 1
+    while index >= 0:
+        path.append(reached[index])
+        index = came_from[index]
+    return Move(reversed(path))

@@ -1,0 +1,235 @@
+"""Hard's search where the compiled core is missing: plain, short, pure Python.
+
+The compiled core (``_core/search.hpp``) is Hard's search. This one plays where
+no compiler built it, and in the browser, whose engine runs under Pyodide. It
+judges positions by the same evaluation (evaluate.py) on the same node allowance,
+with no promise to choose the core's moves. Two searches:
+
+- **alpha-beta** (two players in contact): negamax with iterative deepening,
+  the root's moves ordered by the last iteration, the ``breadth`` moves of
+  biggest gain at inner nodes (a rival's ``reply_breadth``); no table.
+- **a beam over our own moves** (everything else: alone, far ahead, a racing
+  rival, three or more): ply by ply the best positions the allowance can carry
+  go on, and before each of our moves every rival plays its one move of biggest
+  gain in rows, when it has one (a racer, as Medium plays; one with several
+  stays). With three or more it plans only as far as the core's playouts play.
+
+A node is a position whose moves are listed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sternhalma.players.evaluate import BIAS, HOLE, WIN, pack, unpack
+from sternhalma.players.search import OutOfTime
+from sternhalma.position import Position
+
+if TYPE_CHECKING:
+    from sternhalma.players.race import RaceSearch
+
+Board = tuple[int, ...]
+
+
+class PlainSearch:
+    """One decision of ``search`` (its seat, settings, allowance and mode), in Python."""
+
+    def __init__(self, search: RaceSearch) -> None:
+        self.search = search
+        self.rules = search.rules
+        self.limits = search.limits
+        self.evaluation = search.evaluation
+        self.me = search.me
+
+    def choose(self, marbles: Board, sums: Board, order: list[int]) -> int:
+        """The best of ``order`` (packed options, biggest gain first); ``sums`` per seat s:
+        ``sums[2s]`` its cost, ``sums[2s + 1]`` its rows to go."""
+        if self.search.mode == "alphabeta":
+            return self._alpha_beta(marbles, sums, order)
+        return self._beam(marbles, sums, order)
+
+    # -- moves and positions ------------------------------------------------------------
+    def moves(self, marbles: Board, seat: int) -> list[int]:
+        """Every legal move of ``seat``, packed, biggest gain first."""
+        occupied = 0
+        for board in marbles:
+            occupied |= board
+        cost = self.evaluation.costs[seat]
+        ends = self.rules.move_ends(occupied, seat, marbles[seat])
+        return sorted((pack(cost[s] - cost[e], s, e) for s, e in ends), reverse=True)
+
+    def play(self, marbles: Board, sums: Board, seat: int, move: int) -> tuple[Board, Board]:
+        """The board and sums after ``seat`` plays ``move``."""
+        start, end = unpack(move)
+        to_go = self.evaluation.to_go[seat]
+        new_sums = list(sums)
+        new_sums[2 * seat] -= (move >> 18) - BIAS
+        new_sums[2 * seat + 1] += to_go[end] - to_go[start]
+        return _moved(marbles, seat, move), tuple(new_sums)
+
+    def value(self, seat: int, sums: Board) -> int:
+        """What ``seat`` still has to do (lower is better)."""
+        return self.evaluation.value(seat, sums[2 * seat], sums[2 * seat + 1])
+
+    def finishes(self, marbles: Board, seat: int, move: int) -> bool:
+        """Whether ``move`` (already played in ``marbles``) finished ``seat``, by what
+        counts at the root (``RaceSearch.owner_counts``)."""
+        if not self.rules.goals[seat] >> (move & HOLE) & 1:
+            return False
+        position = Position(self.rules, seat, marbles)
+        counts = self.search.owner_counts[seat]
+        return self.rules.has_finished(position, seat, owner_counts=counts)
+
+    def finish_value(self, marbles: Board, seat: int, ply: int) -> int:
+        """What finishing is worth to ``seat``: a win, the sooner the more, or a draw when
+        the second player can finish with its last reply (rules.md)."""
+        if self.rules.last_reply and seat == 0 and len(self.search.rivals) == 1:
+            for reply in self.moves(marbles, 1):
+                if self.finishes(_moved(marbles, 1, reply), 1, reply):
+                    return 0
+        return WIN - ply
+
+    # -- two players in contact: alpha-beta ------------------------------------------------
+    def _alpha_beta(self, marbles: Board, sums: Board, order: list[int]) -> int:
+        """Iterative deepening: each whole iteration orders the root's moves for the next;
+        one cut short by the allowance is thrown away."""
+        search = self.search
+        rival = search.rivals[0]
+        best = order[0]
+        for depth in range(1, search.max_depth + 1):
+            scored = []
+            alpha = -WIN - 1
+            try:
+                for move in order:
+                    # Later moves only need to be proved no better than the best so far.
+                    value = self._after(
+                        marbles, sums, self.me, rival, move, depth, alpha, WIN + 1, 0
+                    )
+                    scored.append((value, move))
+                    alpha = max(alpha, value)
+            except OutOfTime:
+                break
+            scored.sort(key=lambda vm: vm[0], reverse=True)  # stable: ties keep their order
+            search.score, best = scored[0]
+            order = [move for _, move in scored]
+            search.depth_reached = depth
+            if self.limits.spent:
+                break
+        return best
+
+    def _after(
+        self,
+        marbles: Board,
+        sums: Board,
+        turn: int,
+        other: int,
+        move: int,
+        depth: int,
+        alpha: int,
+        beta: int,
+        ply: int,
+    ) -> int:
+        """The value for ``turn`` of playing ``move`` ``ply`` plies from the root, the rest
+        searched ``depth - 1`` plies."""
+        after, after_sums = self.play(marbles, sums, turn, move)
+        if self.finishes(after, turn, move):
+            return self.finish_value(after, turn, ply)
+        return -self._negamax(after, after_sums, other, turn, depth - 1, -beta, -alpha, ply + 1)
+
+    def _negamax(
+        self,
+        marbles: Board,
+        sums: Board,
+        turn: int,
+        other: int,
+        depth: int,
+        alpha: int,
+        beta: int,
+        ply: int,
+    ) -> int:
+        """The value for ``turn`` (to move) searched ``depth`` plies: at the horizon its
+        way to go against ``other``'s, weighted (ours 100, the rival's ``rival_weight``,
+        in percent)."""
+        if depth == 0:
+            theirs = self._weight(other) * self.value(other, sums)
+            return theirs - self._weight(turn) * self.value(turn, sums)
+        self.limits.tick()
+        breadth = self.search.breadth if turn == self.me else self.search.reply_breadth
+        moves = self.moves(marbles, turn)[:breadth]
+        if not moves:  # a pass
+            return -self._negamax(marbles, sums, other, turn, depth - 1, -beta, -alpha, ply + 1)
+        best = -WIN - 1
+        for move in moves:
+            value = self._after(marbles, sums, turn, other, move, depth, alpha, beta, ply)
+            best = max(best, value)
+            alpha = max(alpha, value)
+            if alpha >= beta:
+                break
+        return best
+
+    def _weight(self, seat: int) -> int:
+        return 100 if seat == self.me else self.search.rival_weight
+
+    # -- our moves with the rivals racing: the beam ------------------------------------------
+    def _beam(self, marbles: Board, sums: Board, order: list[int]) -> int:
+        """The first move of the best plan of ``beam_depth`` own moves (with three or more
+        players ``playout_moves``): the first plan that finishes wins at once; when the
+        nodes run out, the best position of the last whole ply decides."""
+        search = self.search
+        rivals = () if search.mode == "solo" else search.after_us
+        # A crowd changes more between our moves: plan only as far as the playouts play.
+        depth = search.playout_moves if search.mode == "playout" else search.beam_depth
+        left = self.limits.nodes - self.limits.used
+        width = max(1, left // (depth * (1 + len(rivals))))
+        layer: list[tuple[Board, Board, int]] = [(marbles, sums, 0)]  # (board, sums, first)
+        best = order[0]
+        for ply in range(depth):
+            children = []  # (value, board, sums, first move), in the order made
+            try:
+                for board, board_sums, first in layer:
+                    moves = order
+                    if ply:
+                        for seat in rivals:
+                            board, board_sums = self._racing(board, board_sums, seat)
+                        self.limits.tick()
+                        moves = self.moves(board, self.me)
+                    for move in moves:
+                        after, after_sums = self.play(board, board_sums, self.me, move)
+                        if self.finishes(after, self.me, move):
+                            return first or move
+                        value = self.value(self.me, after_sums)
+                        children.append((value, after, after_sums, first or move))
+            except OutOfTime:
+                return best
+            children.sort(key=lambda child: child[0])
+            seen: set[Board] = set()
+            layer = []
+            for _, after, after_sums, first in children:
+                if after not in seen and len(layer) < width:
+                    seen.add(after)
+                    layer.append((after, after_sums, first))
+            if not layer:
+                return best
+            best = layer[0][2]
+            search.depth_reached = ply + 1
+        return best
+
+    def _racing(self, marbles: Board, sums: Board, seat: int) -> tuple[Board, Board]:
+        """The board after ``seat`` plays its one move of biggest gain in rows; as it
+        was when it has several such moves, or none. Listing its moves is a node."""
+        self.limits.tick()
+        rows = self.evaluation.to_go[seat]
+        gains: dict[int, list[int]] = {}
+        for move in self.moves(marbles, seat):
+            start, end = unpack(move)
+            gains.setdefault(rows[start] - rows[end], []).append(move)
+        racing = gains[max(gains)] if gains else []
+        return self.play(marbles, sums, seat, racing[0]) if len(racing) == 1 else (marbles, sums)
+
+
+def _moved(marbles: Board, seat: int, move: int) -> Board:
+    """The board after ``seat`` plays ``move``."""
+    start, end = unpack(move)
+    after = list(marbles)
+    after[seat] ^= (1 << start) | (1 << end)
+    return tuple(after)
