@@ -213,8 +213,9 @@ def think(args: argparse.Namespace) -> None:
 
 
 def nodes(args: argparse.Namespace) -> None:
-    """Hard's search nodes a second listing moves with the Python engine and with the compiled
-    core, on the same seeded mid-game positions and node allowance, in one run."""
+    """Hard's search nodes a second: the pure-Python fallback's (players/fallback.py) and
+    the compiled core's, on the same seeded mid-game positions and node allowance, in one
+    run (not the same search: the fallback's is plainer)."""
     from sternhalma.benchmark import sample_positions
     from sternhalma.players.race import RaceSearch
     from sternhalma.players.search import Limits

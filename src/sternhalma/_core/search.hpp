@@ -1,8 +1,30 @@
-// Hard's search for the race games: players/race.py's RaceSearch in C++, node
-// for node (tests/test_core.py holds the two to the same move and the same
-// nodes on a node allowance, and alpha-beta to a brute-force minimax's value).
-// players/race.py is the readable definition: the docstrings there say why each
-// part is as it is; this file only says how.
+// Hard's search for the race games: the one implementation (players/race.py chooses
+// the search and holds its settings' defaults; players/fallback.py is a plain Python
+// search for machines without this core, with no promise of the same moves).
+// tests/test_core.py holds it to brute force: alpha-beta to a plain minimax's value
+// (beside full goals too, the owner's marbles counting or not), the beam alone on the
+// board to a breadth-first search's fewest moves home.
+//
+// Why each part is as it is:
+// - A move is one int, its gain in the evaluation, start and end packed so that sorting
+//   the ints sorts by gain: generating, ordering and playing moves needs no paths, and a
+//   move changes the evaluation's sums by two table look-ups, so the horizon's moves are
+//   judged without nodes of their own (frontier).
+// - Alpha-beta's inner nodes keep only the breadth most promising moves (the rival's
+//   reply_breadth): enough to see the rival block, not only race; the root every option.
+// - The forecast plans on the rival's racing move (its one biggest gain in rows, as
+//   Medium plays): far behind, or racing, its blocking no longer wins it the game, and
+//   planning on its likely moves finishes sooner than guarding against its worst one.
+// - The beam (solo, forecast): ply by ply the best positions go on, each once however it
+//   was reached, so a plan looks twenty moves ahead where depth-first search on the same
+//   nodes looks five; racing needs that: a ladder pays off moves after it is built.
+// - Playouts (three or more): the crowd's marbles are rungs and obstacles that move
+//   between our moves; playing the next moves out many times, the rivals racing (which
+//   of their biggest gains by chance) and we playing our best move by the evaluation,
+//   sees which options still pay after the others moved. Every option meets the same
+//   random numbers in its n-th playout, so the options differ by themselves, not by luck.
+// - Nodes decide, the clock is only a cap: the same position, seed and allowance give
+//   the same move on any machine.
 #pragma once
 
 #include <algorithm>
@@ -185,7 +207,11 @@ private:
     bool spent() const {
         return used_ >= s_.nodes || (s_.seconds >= 0 && Clock::now() >= stop_);
     }
-    // players/race.py's RaceSearch._unfinishable.
+    // Whether the next iteration could not finish in what is left of the allowance (with
+    // foresee): an iteration cut short is thrown away, so starting it only wastes its
+    // nodes. Its cost is the one before the last's times the growth from the one before
+    // that to the last (the cost alternates between odd and even depths). By nodes, not
+    // the clock, so the move stays reproducible.
     bool unfinishable(const std::vector<std::uint64_t>& took) const {
         const std::size_t n = took.size();
         if (!s_.foresee || n < 3) return false;
@@ -480,7 +506,7 @@ private:
     }
 
     // -- playouts: three or more, the rivals racing -------------------------------------------
-    struct Playout {  // splitmix64, as players/race.py's _Playout
+    struct Playout {  // one playout's random numbers: splitmix64
         std::uint64_t state;
         std::int64_t choice(const std::vector<std::int64_t>& moves) {
             if (moves.size() == 1) return moves.front();

@@ -1,7 +1,8 @@
 """Hard: our strong level, a search under a time limit (default 1 second a move).
 
 The race games go to race.py (alpha-beta, forecast, playouts or solo over
-the evaluation in evaluate.py); the capture game to capture.py. The search
+the evaluation in evaluate.py, in the compiled core; fallback.py without it);
+the capture game to capture.py. The search
 is bounded by a node allowance that the time manager (timeman.py) derives from
 the limit's seconds at this game's nodes a second, which makes Hard
 reproducible: the same game and seed give the same move on any machine. The

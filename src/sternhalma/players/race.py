@@ -227,7 +227,7 @@ class RaceSearch:
         return max(1, left // (self.beam_depth * per_position))
 
     def _compiled(self, marbles: tuple[int, ...], order: list[int], width: int) -> int:
-        """The same search in the compiled core (src/sternhalma/_core/search.hpp)."""
+        """The decision in the compiled core (src/sternhalma/_core/search.hpp)."""
         assert self.native is not None
         evaluation = self.evaluation
         settings = core.native_search_settings(self.mode)
