@@ -383,6 +383,49 @@ def both_about_to_finish(rules: RaceRules, count: int, seed: int) -> Iterator[Po
             yield position
 
 
+#: Hard's search on the compiled core (where it is built) and the pure-Python fallback.
+CORES = (False, True) if core.COMPILED else (False,)
+
+
+def against_minimax(start: Position, minimax: Minimax, depths: tuple[int, ...]) -> tuple[int, int]:
+    """Each search of ``CORES`` at each of ``depths`` (every move at every node) finds the
+    minimax's value and a move of that value. (The searches made, the depths whose best
+    value is a finish); none where every rival marble is behind ours: that is solo."""
+    rules = minimax.rules
+    me = minimax.me
+    duel = DuelSettings(
+        breadth=999, reply_breadth=999, race_lead=0, rival_weight=minimax.rival_weight
+    )
+    options = rules.legal_moves(start)
+    searched = finishes = 0
+    for depth in depths:
+        values = {
+            move: minimax.after(rules.apply_unchecked(start, move).marbles, me, depth, 0)
+            for move in options
+        }
+        best = max(values.values())
+        finishes += best >= WIN - depth
+        for compiled_core in CORES:
+            search = RaceSearch(
+                rules,
+                me,
+                (0, 1),
+                Limits.of(10**12, None),
+                duel=duel,
+                max_depth=depth,
+                owner_counts=minimax.owner_counts,
+                compiled=compiled_core,
+            )
+            if search.separated(start.marbles):  # every rival marble behind ours: solo
+                return searched, finishes
+            move = search.choose(start, options)
+            assert search.mode == "alphabeta"
+            assert (search.depth_reached, search.score) == (depth, best), (start, depth)
+            assert values[move] == best, (start, depth)
+            searched += 1
+    return searched, finishes
+
+
 @pytest.mark.parametrize(
     ("variant", "positions", "count", "depths"),
     [
@@ -406,40 +449,14 @@ def test_alpha_beta_finds_the_brute_force_minimax_value(
         "fewer": lambda rules, count, seed: few_marbles(rules, count, seed, most=2),
         "about-to-finish": both_about_to_finish,
     }[positions]
-    cores = (False, True) if core.COMPILED else (False,)
     searched = finishes = 0
     for index, start in enumerate(made(rules, count, seed=1)):
-        me = start.turn
         rival_weight = (100, 70)[index % 2]
-        minimax = Minimax(rules, me, rival_weight)
-        # Every move at every node: the breadths are wider than any move list.
-        duel = DuelSettings(breadth=999, reply_breadth=999, race_lead=0, rival_weight=rival_weight)
-        options = rules.legal_moves(start)
-        for depth in depths:
-            values = {
-                move: minimax.after(rules.apply_unchecked(start, move).marbles, me, depth, 0)
-                for move in options
-            }
-            best = max(values.values())
-            finishes += best >= WIN - depth
-            for compiled_core in cores:
-                search = RaceSearch(
-                    rules,
-                    me,
-                    (0, 1),
-                    Limits.of(10**12, None),
-                    duel=duel,
-                    max_depth=depth,
-                    compiled=compiled_core,
-                )
-                if search.separated(start.marbles):  # every rival marble behind ours: solo
-                    break
-                move = search.choose(start, options)
-                assert search.mode == "alphabeta"
-                assert (search.depth_reached, search.score) == (depth, best), (start, depth)
-                assert values[move] == best, (start, depth)
-                searched += 1
-    assert searched >= count * len(depths) * len(cores) // 2
+        minimax = Minimax(rules, start.turn, rival_weight)
+        searches, finished = against_minimax(start, minimax, depths)
+        searched += searches
+        finishes += finished
+    assert searched >= count * len(depths) * len(CORES) // 2
     if positions == "about-to-finish" or variant == "halma-2":
         assert finishes > 0
 
@@ -453,42 +470,17 @@ def test_beside_full_goals_alpha_beta_finds_the_minimax_value_the_owners_marbles
     searches judge it as the referee does, at depths 1 and 2 (every move at every node)."""
     rules = VARIANTS[variant]
     assert isinstance(rules, RaceRules)
-    cores = (False, True) if core.COMPILED else (False,)
     rng = random.Random(f"owner-counts-minimax:{variant}")
     searched = finishes = 0
     for start in filled(rules, 30, seed=5):
-        me = start.turn
         owner_counts = tuple(rng.random() < 0.5 for _ in rules.seats)
-        minimax = Minimax(rules, me, 100, owner_counts)
-        duel = DuelSettings(breadth=999, reply_breadth=999, race_lead=0)
-        options = rules.legal_moves(start)
-        if not options or any(minimax.finished(start.marbles, seat) for seat in (0, 1)):
+        minimax = Minimax(rules, start.turn, 100, owner_counts)
+        if not rules.legal_moves(start) or any(minimax.finished(start.marbles, s) for s in (0, 1)):
             continue
-        for depth in (1, 2):
-            values = {
-                move: minimax.after(rules.apply_unchecked(start, move).marbles, me, depth, 0)
-                for move in options
-            }
-            best = max(values.values())
-            finishes += best >= WIN - depth
-            for compiled_core in cores:
-                search = RaceSearch(
-                    rules,
-                    me,
-                    (0, 1),
-                    Limits.of(10**12, None),
-                    duel=duel,
-                    max_depth=depth,
-                    owner_counts=owner_counts,
-                    compiled=compiled_core,
-                )
-                if search.separated(start.marbles):
-                    break
-                move = search.choose(start, options)
-                assert (search.depth_reached, search.score) == (depth, best), (start, depth)
-                assert values[move] == best, (start, depth)
-                searched += 1
-    assert searched >= 10 * len(cores)
+        searches, finished = against_minimax(start, minimax, (1, 2))
+        searched += searches
+        finishes += finished
+    assert searched >= 10 * len(CORES)
     assert finishes > 0
 
 
@@ -517,7 +509,6 @@ def test_alone_the_beam_takes_a_shortest_way_home(variant: str) -> None:
     search over every position, on the core and on the fallback."""
     rules = VARIANTS[variant]
     assert isinstance(rules, RaceRules)
-    cores = (False, True) if core.COMPILED else (False,)
     rng = random.Random(f"alone:{variant}")
     goal = list(bits(rules.goals[0]))
     near = [h for h in range(rules.board.size) if 0 < rules.distance_to_goal[0][h] <= 2]
@@ -534,7 +525,7 @@ def test_alone_the_beam_takes_a_shortest_way_home(variant: str) -> None:
             continue
         alone = Position(rules, 0, (own,) + (0,) * (rules.players - 1))
         options = rules.legal_moves(alone)
-        for compiled_core in cores:
+        for compiled_core in CORES:
             search = RaceSearch(
                 rules,
                 0,
