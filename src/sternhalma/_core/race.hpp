@@ -79,6 +79,15 @@ public:
 
     // Appends every legal move of `seat`'s marbles `own` with `occupied` holes taken.
     void moves(const B& own, const B& occupied, int seat, std::vector<Move>& out) const {
+        each_move(own, occupied, seat, [&](std::int16_t start, std::int16_t end) {
+            out.push_back(Move{start, end});
+        });
+    }
+
+    // Calls `out(start, end)` for every legal move of `seat`'s marbles `own` with
+    // `occupied` holes taken (the search makes its packed moves straight from them).
+    template <class F>
+    void each_move(const B& own, const B& occupied, int seat, F&& out) const {
         const B free = ~occupied;
         const B& goal = goals_[static_cast<std::size_t>(seat)];
         const B& may_end = may_end_[static_cast<std::size_t>(seat)];
@@ -90,7 +99,7 @@ public:
             const auto s16 = static_cast<std::int16_t>(start);
             const B step_ok = free & end_ok;
             for (std::int16_t n : neighbours_[static_cast<std::size_t>(start)])
-                if (step_ok.test(n)) out.push_back(Move{s16, n});
+                if (step_ok.test(n)) out(s16, n);
             B others = occupied;
             others.flip(start);
             B closed = occupied | ~land_ok;
@@ -105,8 +114,7 @@ public:
                         if (land >= 0 && !closed.test(land)) {
                             closed.set(land);
                             stack[top++] = static_cast<std::int16_t>(land);
-                            if (end_ok.test(land))
-                                out.push_back(Move{s16, static_cast<std::int16_t>(land)});
+                            if (end_ok.test(land)) out(s16, static_cast<std::int16_t>(land));
                         }
                     }
                 } else {
@@ -114,7 +122,7 @@ public:
                         if (others.test(j.over) && !closed.test(j.land)) {
                             closed.set(j.land);
                             stack[top++] = j.land;
-                            if (end_ok.test(j.land)) out.push_back(Move{s16, j.land});
+                            if (end_ok.test(j.land)) out(s16, j.land);
                         }
                     }
                 }

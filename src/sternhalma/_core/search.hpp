@@ -221,31 +221,51 @@ private:
     }
 
     // -- moves ------------------------------------------------------------------
-    std::vector<std::int64_t> targets(const Pos& p, int seat) const {
+    // Calls ``f`` with every legal move of ``seat``, packed.
+    template <class F>
+    void each_packed(const Pos& p, int seat, F&& f) const {
         B occupied;
         for (int s = 0; s < seats_; ++s) occupied |= of(p, s);
-        std::vector<Move> found;
-        found.reserve(128);
-        t_.moves(of(p, seat), occupied, seat, found);
+        const std::int64_t* c = e_.costs[static_cast<std::size_t>(seat)].data();
+        t_.each_move(of(p, seat), occupied, seat, [&](std::int16_t start, std::int16_t end) {
+            f(((c[start] - c[end] + BIAS) << 18) | (std::int64_t{start} << 9) | end);
+        });
+    }
+
+    // Every legal move of ``seat`` packed, best gain first (packed moves are distinct, so
+    // the order is the same however they were generated).
+    std::vector<std::int64_t> targets(const Pos& p, int seat) const {
         std::vector<std::int64_t> keys;
-        keys.reserve(found.size());
-        for (const Move& m : found)
-            keys.push_back(((cost(seat, m.start) - cost(seat, m.end) + BIAS) << 18) |
-                           (std::int64_t{m.start} << 9) | m.end);
+        keys.reserve(128);
+        each_packed(p, seat, [&](std::int64_t key) { keys.push_back(key); });
         std::sort(keys.begin(), keys.end(), std::greater<>());
         return keys;
     }
 
+    // Alpha-beta's moves at an inner node: ``first`` (the table's best move, or 0) if it is
+    // legal, then the best by gain, ``breadth`` in all (``reply_breadth`` for the rival).
+    // Most of a node's moves are never tried, so they are only compared with the worst
+    // kept, as they are generated: none is stored or sorted.
     std::vector<std::int64_t> ordered(const Pos& p, int seat, std::int64_t first) const {
-        std::vector<std::int64_t> moves = targets(p, seat);
         const std::size_t breadth =
             static_cast<std::size_t>(seat == s_.me ? s_.breadth : s_.reply_breadth);
-        if (first) {
-            auto it = std::find(moves.begin(), moves.end(), first);
-            if (it != moves.end()) std::rotate(moves.begin(), it, it + 1);
+        std::vector<std::int64_t> kept;  // the best but ``first``, best first
+        kept.reserve(breadth + 1);
+        bool first_legal = false;
+        each_packed(p, seat, [&](std::int64_t key) {
+            if (key == first) {
+                first_legal = true;
+                return;
+            }
+            if (kept.size() == breadth && key < kept.back()) return;
+            kept.insert(std::upper_bound(kept.begin(), kept.end(), key, std::greater<>()), key);
+            if (kept.size() > breadth) kept.pop_back();
+        });
+        if (first_legal) {
+            kept.insert(kept.begin(), first);
+            kept.resize(std::min(kept.size(), breadth));
         }
-        if (moves.size() > breadth) moves.resize(breadth);
-        return moves;
+        return kept;
     }
 
     void play(Pos& p, Sums& sums, int seat, std::int64_t move) const {
