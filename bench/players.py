@@ -9,7 +9,7 @@ as ``sternhalma match``; the figures are printed per scenario:
     .venv/bin/python bench/players.py hard-hard-2 --budget 60 --set nodes_per_second=20 \
         --set2 nodes_per_second=80                          # 1,200 nodes a move against 4,800
     .venv/bin/python bench/players.py think --positions 10  # Hard's CPU time a move, every variant
-    .venv/bin/python bench/players.py think --variant classic-2 --set duel.foresee=1
+    .venv/bin/python bench/players.py think --variant classic-2 --set2 duel.breadth=8
     .venv/bin/python bench/players.py nodes --nodes 20000   # Hard's nodes a second, both cores
     .venv/bin/python bench/players.py alone --positions 7 --seed 5  # racing alone, moves to finish
 

@@ -13,17 +13,12 @@ import json
 import pytest
 
 from sternhalma import core
-from sternhalma.benchmark import sample_positions
 from sternhalma.game import Game
 from sternhalma.notation import position_to_json
 from sternhalma.players import Choice, EasyPlayer, HardPlayer, Info, Limit, MediumPlayer
 from sternhalma.players.hard import BOOK, HardSettings, nodes_per_second
-from sternhalma.players.race import MAX_DEPTH, DuelSettings, RaceSearch
-from sternhalma.players.search import Limits
 from sternhalma.players.timeman import Allowance, allowance, answer_by, pause
-from sternhalma.position import Move, Position
-from sternhalma.rules import VARIANTS, find_variant
-from sternhalma.rules.race import RaceRules
+from sternhalma.rules import find_variant
 from sternhalma.server.thinking.codec import read_work, write_work
 from sternhalma.server.thinking.jobs import Job
 
@@ -134,36 +129,6 @@ def test_a_job_carries_its_limit_across_redis_as_json() -> None:
     written = write_work(job)
     assert (written["seconds"], written["clock"], written["increment"]) == (None, 42.5, 2.0)
     assert read_work(json.loads(json.dumps(written))) == job
-
-
-#: A search's move, its kind, depth reached, score and nodes used.
-Found = tuple[Move, str, int, int | None, int]
-
-
-def alpha_beta(rules: RaceRules, position: Position, duel: DuelSettings, depth: int) -> Found:
-    """What classic-2's search does in ``position`` on 20,000 nodes, to ``depth`` at most."""
-    limits = Limits.of(20_000, None)
-    search = RaceSearch(rules, position.turn, (0, 1), limits, duel=duel, max_depth=depth)
-    move = search.choose(position, rules.legal_moves(position))
-    return move, search.mode, search.depth_reached, search.score, limits.used
-
-
-@pytest.mark.skipif(not core.COMPILED, reason="the foresight is the compiled core's")
-def test_alpha_beta_starts_no_iteration_it_cannot_finish_leaving_out_only_whole_ones() -> None:
-    """Where the next iteration could not finish, the search stops short of its
-    allowance; what it chose is what the whole-allowance search chose at that depth,
-    node for node: nodes decide, never the clock."""
-    rules = VARIANTS["classic-2"]
-    assert isinstance(rules, RaceRules)
-    stopped = 0
-    for position in sample_positions(rules, 4, seed=1):
-        early = alpha_beta(rules, position, DuelSettings(foresee=1), MAX_DEPTH)
-        assert early[1] == "alphabeta"
-        assert early == alpha_beta(rules, position, DuelSettings(foresee=0), early[2])
-        whole = alpha_beta(rules, position, DuelSettings(foresee=0), MAX_DEPTH)
-        assert whole[4] == 20_000  # the old way: every node
-        stopped += early[4] < 20_000
-    assert stopped >= 3
 
 
 def test_hard_plays_the_book_s_move_from_a_start_at_once_and_searches_after() -> None:

@@ -17,7 +17,6 @@ class SearchSettings:
     breadth: int
     reply_breadth: int
     max_depth: int
-    foresee: bool
     rival_weight: int
     beam_width: int
     beam_depth: int

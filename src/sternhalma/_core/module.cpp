@@ -321,7 +321,6 @@ NB_MODULE(_native, m) {
         .def_rw("breadth", &SearchSettings::breadth)
         .def_rw("reply_breadth", &SearchSettings::reply_breadth)
         .def_rw("max_depth", &SearchSettings::max_depth)
-        .def_rw("foresee", &SearchSettings::foresee)
         .def_rw("rival_weight", &SearchSettings::rival_weight)
         .def_rw("beam_width", &SearchSettings::beam_width)
         .def_rw("beam_depth", &SearchSettings::beam_depth)

@@ -75,7 +75,6 @@ struct SearchSettings {
     int breadth = 0;          // alpha-beta: own moves kept at inner nodes
     int reply_breadth = 0;    // and the rival's
     int max_depth = 0;        // and the deepest iteration
-    bool foresee = false;     // and whether it starts only iterations it can finish
     int rival_weight = 0;     // a rival's way to go in percent of ours (evaluation, playouts)
     int beam_width = 0;       // solo and forecast plan with a beam this wide
     int beam_depth = 0;       // and this many plies deep
@@ -144,10 +143,8 @@ public:
             result.used = used_;
             return result;
         }
-        std::vector<std::uint64_t> took;  // the nodes of each iteration
         for (int depth = 1; depth <= s_.max_depth; ++depth) {
             std::int64_t score = 0;
-            const std::uint64_t before = used_;
             try {
                 order = root(marbles, sums, order, depth, score);
             } catch (const OutOfTime&) {
@@ -156,8 +153,7 @@ public:
             result.best = order.front();
             result.score = score;
             result.depth = depth;
-            took.push_back(used_ - before);
-            if (spent() || unfinishable(took)) break;
+            if (spent()) break;
         }
         result.used = used_;
         return result;
@@ -207,19 +203,6 @@ private:
     bool spent() const {
         return used_ >= s_.nodes || (s_.seconds >= 0 && Clock::now() >= stop_);
     }
-    // Whether the next iteration could not finish in what is left of the allowance (with
-    // foresee): an iteration cut short is thrown away, so starting it only wastes its
-    // nodes. Its cost is the one before the last's times the growth from the one before
-    // that to the last (the cost alternates between odd and even depths). By nodes, not
-    // the clock, so the move stays reproducible.
-    bool unfinishable(const std::vector<std::uint64_t>& took) const {
-        const std::size_t n = took.size();
-        if (!s_.foresee || n < 3) return false;
-        const std::uint64_t next =
-            took[n - 2] * took[n - 1] / std::max<std::uint64_t>(took[n - 3], 1);
-        return used_ + next > s_.nodes;
-    }
-
     // -- moves ------------------------------------------------------------------
     // Calls ``f`` with every legal move of ``seat``, packed.
     template <class F>

@@ -86,15 +86,11 @@ class DuelSettings:
     #: What the rival's way to go counts in the evaluation, in percent of ours (100:
     #: hindering the rival is worth as much as our own progress).
     rival_weight: int = 100
-    #: 1: alpha-beta starts no iteration it cannot finish (``search.hpp``, ``unfinishable``),
-    #: 40% less CPU a move; 0: it spends its whole allowance. Off until its sequential
-    #: test against the whole allowance decides (94 games: undecided, docs/players.md).
-    foresee: int = 0
     #: The race evaluation's weights.
     weights: RaceWeights = DEFAULT_WEIGHTS
 
     def __post_init__(self) -> None:
-        _at_least(self, breadth=1, reply_breadth=1, race_lead=0, racer_moves=0, foresee=0)
+        _at_least(self, breadth=1, reply_breadth=1, race_lead=0, racer_moves=0)
 
 
 @dataclass(frozen=True)
@@ -168,7 +164,6 @@ class RaceSearch:
         many = rules.players > 2
         self.breadth = duel.breadth
         self.reply_breadth = duel.reply_breadth
-        self.foresee = duel.foresee > 0
         self.race_lead = duel.race_lead
         self.racing = racing
         self.max_depth = max_depth
@@ -238,7 +233,6 @@ class RaceSearch:
         settings.breadth = self.breadth
         settings.reply_breadth = self.reply_breadth
         settings.max_depth = self.max_depth
-        settings.foresee = self.foresee
         settings.rival_weight = self.rival_weight
         settings.beam_width = min(max(width, 1), 2**31 - 1)  # the core's int; more than memory
         settings.beam_depth = self.beam_depth

@@ -15,9 +15,7 @@ benchmarks) hands the player a ``Limit`` and nothing else; the player asks
   options, setting up and answering take time too.
 
 The allowance is what a move may use, not what it uses: Hard plays its book's move
-from a start at once, and with ``DuelSettings.foresee`` (players/race.py; off until its
-sequential test decides) alpha-beta starts no iteration it cannot finish; both are
-decided without the clock, so a move stays the same on any machine.
+from a start at once, without the clock, so a move stays the same on any machine.
 
 ``answer_by`` and ``pause`` are the server's side of the same clock: when a
 quick move must be played instead of waiting longer for the thinking, and how
