@@ -12,8 +12,8 @@ to keep in localStorage after every change).
 
 The computer's turn is three calls, so the worker can show its move after a pause
 and hear the page meanwhile: ``computer_turn`` (the "thinking" event), ``think``
-(the chosen move; the search is pure Python here, Hard limited by time) and
-``computer_plays`` (the move, unless the table moved on meanwhile).
+(the chosen move; Hard searches with the pure-Python fallback here, players/fallback.py,
+limited by time) and ``computer_plays`` (the move, unless the table moved on meanwhile).
 
 Only the standard library and the engine: this module is part of the engine's wheel.
 """
