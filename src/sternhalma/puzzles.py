@@ -281,7 +281,14 @@ def block_puzzle(rules: RaceRules, ply: Ply) -> dict[str, Any] | None:
 # -- the best move in a crowd -------------------------------------------------------------
 def crowd_answer(rules: RaceRules, game: Game) -> tuple[int, int] | None:
     """Hard's move at ``CROWD_NODES`` when it is the same under every seed in
-    ``CROWD_SEEDS`` and at a tenth of the allowance; None when the choice wavers."""
+    ``CROWD_SEEDS`` and at a tenth of the allowance; None when the choice wavers.
+    Hard's search is the compiled core's: without it (the pure-Python fallback chooses
+    otherwise) a PuzzleError says so."""
+    if not core.COMPILED:
+        raise PuzzleError(
+            "a crowd puzzle's answer is the compiled Hard's choice: it needs the compiled "
+            "core (make setup builds it)"
+        )
     chosen = set()
     for nodes in (CROWD_NODES, CROWD_NODES // 10):
         for seed in CROWD_SEEDS:
