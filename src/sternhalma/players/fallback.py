@@ -179,8 +179,7 @@ class PlainSearch:
         rivals = () if search.mode == "solo" else search.after_us
         # A crowd changes more between our moves: plan only as far as the playouts play.
         depth = search.playout_moves if search.mode == "playout" else search.beam_depth
-        left = self.limits.nodes - self.limits.used
-        width = max(1, left // (depth * (1 + len(rivals))))
+        width = search.beam_width(depth)
         layer: list[tuple[Board, Board, int]] = [(marbles, sums, 0)]  # (board, sums, first)
         best = order[0]
         for ply in range(depth):
@@ -205,9 +204,11 @@ class PlainSearch:
             seen: set[Board] = set()
             layer = []
             for _, after, after_sums, first in children:
-                if after not in seen and len(layer) < width:
+                if after not in seen:
                     seen.add(after)
                     layer.append((after, after_sums, first))
+                    if len(layer) == width:
+                        break
             if not layer:
                 return best
             best = layer[0][2]

@@ -197,7 +197,7 @@ class RaceSearch:
         order = sorted(by_key, key=lambda k: k >> 18, reverse=True)
         if self.native is None:
             return by_key[PlainSearch(self).choose(marbles, sums, order)]
-        return by_key[self._compiled(marbles, order, self._beam_width())]
+        return by_key[self._compiled(marbles, order)]
 
     def _mode(self, marbles: tuple[int, ...], sums: tuple[int, ...]) -> str:
         """Which search the position asks for."""
@@ -211,17 +211,15 @@ class RaceSearch:
             return "forecast"
         return "alphabeta"
 
-    def _beam_width(self) -> int:
-        """How many positions each ply of the beam keeps (solo, forecast; 0 for the others):
-        the node allowance spread over ``beam_depth`` plies, each position costing a node
-        and, in the forecast, one more for every rival's move listed before ours."""
-        if self.mode not in ("solo", "forecast"):
-            return 0
-        per_position = 1 + (len(self.rivals) if self.mode == "forecast" else 0)
+    def beam_width(self, depth: int) -> int:
+        """How many positions each ply of a beam ``depth`` plies deep keeps: the node
+        allowance spread over its plies, each position costing a node and, unless we are
+        alone, one more for every rival's move listed before ours."""
+        per_position = 1 + (0 if self.mode == "solo" else len(self.rivals))
         left = self.limits.nodes - self.limits.used
-        return max(1, left // (self.beam_depth * per_position))
+        return max(1, left // (depth * per_position))
 
-    def _compiled(self, marbles: tuple[int, ...], order: list[int], width: int) -> int:
+    def _compiled(self, marbles: tuple[int, ...], order: list[int]) -> int:
         """The decision in the compiled core (src/sternhalma/_core/search.hpp)."""
         assert self.native is not None
         evaluation = self.evaluation
@@ -234,7 +232,8 @@ class RaceSearch:
         settings.reply_breadth = self.reply_breadth
         settings.max_depth = self.max_depth
         settings.rival_weight = self.rival_weight
-        settings.beam_width = min(max(width, 1), 2**31 - 1)  # the core's int; more than memory
+        # The core's int; more than memory. Only the beam (solo, forecast) reads it.
+        settings.beam_width = min(self.beam_width(self.beam_depth), 2**31 - 1)
         settings.beam_depth = self.beam_depth
         settings.playout_moves = self.playout_moves
         settings.playout_options = self.playout_options
