@@ -114,7 +114,8 @@ public:
           last_reply_(last_reply),
           s_(std::move(settings)),
           seats_(tables.seats()),
-          after_us_(s_.rivals) {
+          after_us_(s_.rivals),
+          moves_(static_cast<std::size_t>(std::max(s_.max_depth, 0) + 1)) {
         std::stable_sort(after_us_.begin(), after_us_.end(), [&](int a, int b) {
             return (a - s_.me + seats_) % seats_ < (b - s_.me + seats_) % seats_;
         });
@@ -162,28 +163,82 @@ public:
 private:
     using Clock = std::chrono::steady_clock;
     struct OutOfTime {};
-    struct Key {
-        Pos pos;
-        int extra;
-        bool operator==(const Key& o) const { return extra == o.extra && pos == o.pos; }
-    };
-    struct KeyHash {
-        std::size_t operator()(const Key& k) const {
-            std::uint64_t h = static_cast<std::uint64_t>(k.extra) * 0x9E3779B97F4A7C15ULL;
-            for (const B& b : k.pos.m)
-                for (std::uint64_t w : b.w) {
-                    h ^= w + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
-                    h *= 0xFF51AFD7ED558CCDULL;
-                }
-            return static_cast<std::size_t>(h ^ (h >> 33));
-        }
-    };
     enum Flag { EXACT, LOWER, UPPER };
     struct Entry {
         int depth;
         std::int64_t value;
         Flag flag;
         std::int64_t best;
+    };
+
+    // A position and whose turn it is, with its hash over the seats in play.
+    struct Key {
+        Pos pos;
+        int turn;
+        std::uint64_t hash;
+        Key(const Pos& p, int t, int seats) : pos(p), turn(t) {
+            std::uint64_t h = static_cast<std::uint64_t>(t) * 0x9E3779B97F4A7C15ULL;
+            for (int s = 0; s < seats; ++s)
+                for (std::uint64_t w : p.m[static_cast<std::size_t>(s)].w) {
+                    h ^= w + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+                    h *= 0xFF51AFD7ED558CCDULL;
+                }
+            hash = h ^ (h >> 33);
+        }
+        bool operator==(const Key& o) const {
+            return hash == o.hash && turn == o.turn && pos == o.pos;
+        }
+    };
+    struct KeyHash {
+        std::size_t operator()(const Key& k) const { return static_cast<std::size_t>(k.hash); }
+    };
+
+    // The transposition table: open addressing in a power-of-two array kept at most half
+    // full, never forgetting (the entries a map would hold, so the same moves), a probe
+    // comparing hashes before positions. Most nodes miss it, and a map's miss walked a
+    // bucket's chain behind a division.
+    class Table {
+    public:
+        const Entry* find(const Key& key) const {
+            if (slots_.empty()) return nullptr;
+            for (std::size_t i = key.hash & mask_;; i = (i + 1) & mask_) {
+                const Slot& slot = slots_[i];
+                if (!slot.used) return nullptr;
+                if (slot.key == key) return &slot.entry;
+            }
+        }
+        void put(const Key& key, const Entry& entry) {
+            if (2 * (count_ + 1) > slots_.size()) grow();
+            Slot& slot = place(key);
+            if (!slot.used) {
+                slot.used = true;
+                slot.key = key;
+                ++count_;
+            }
+            slot.entry = entry;
+        }
+
+    private:
+        struct Slot {
+            bool used = false;
+            Key key{Pos{}, 0, 0};
+            Entry entry{};
+        };
+        Slot& place(const Key& key) {
+            for (std::size_t i = key.hash & mask_;; i = (i + 1) & mask_) {
+                Slot& slot = slots_[i];
+                if (!slot.used || slot.key == key) return slot;
+            }
+        }
+        void grow() {
+            std::vector<Slot> old(std::max<std::size_t>(1024, 2 * slots_.size()));
+            old.swap(slots_);
+            mask_ = slots_.size() - 1;
+            for (const Slot& slot : old)
+                if (slot.used) place(slot.key) = slot;
+        }
+        std::vector<Slot> slots_;
+        std::size_t mask_ = 0, count_ = 0;
     };
 
     std::int64_t cost(int seat, int hole) const {
@@ -229,11 +284,11 @@ private:
     // legal, then the best by gain, ``breadth`` in all (``reply_breadth`` for the rival).
     // Most of a node's moves are never tried, so they are only compared with the worst
     // kept, as they are generated: none is stored or sorted.
-    std::vector<std::int64_t> ordered(const Pos& p, int seat, std::int64_t first) const {
+    // They go to ``kept`` (a list kept per ply, so no node allocates one).
+    void ordered(const Pos& p, int seat, std::int64_t first, std::vector<std::int64_t>& kept) const {
         const std::size_t breadth =
             static_cast<std::size_t>(seat == s_.me ? s_.breadth : s_.reply_breadth);
-        std::vector<std::int64_t> kept;  // the best but ``first``, best first
-        kept.reserve(breadth + 1);
+        kept.clear();  // the best but ``first``, best first
         bool first_legal = false;
         each_packed(p, seat, [&](std::int64_t key) {
             if (key == first) {
@@ -248,7 +303,6 @@ private:
             kept.insert(kept.begin(), first);
             kept.resize(std::min(kept.size(), breadth));
         }
-        return kept;
     }
 
     void play(Pos& p, Sums& sums, int seat, std::int64_t move) const {
@@ -353,11 +407,10 @@ private:
         const int other = turn != s_.me ? s_.me : s_.rivals[0];
         const std::int64_t weight = weight_of(turn), other_weight = weight_of(other);
         if (depth == 0) return other_weight * value(other, sums) - weight * value(turn, sums);
-        const Key key{p, turn};
+        const Key key{p, turn, seats_};
         std::int64_t first = 0;
-        auto known = tt_.find(key);
-        if (known != tt_.end()) {
-            const Entry& k = known->second;
+        if (const Entry* known = tt_.find(key)) {
+            const Entry& k = *known;
             first = k.best;
             if (k.depth >= depth) {
                 if (k.flag == EXACT) return k.value;
@@ -368,7 +421,8 @@ private:
                 if (alpha >= beta) return k.value;
             }
         }
-        std::vector<std::int64_t> moves = ordered(p, turn, first);
+        std::vector<std::int64_t>& moves = moves_[static_cast<std::size_t>(ply)];
+        ordered(p, turn, first, moves);
         if (moves.empty()) return -negamax(p, sums, other, depth - 1, -beta, -alpha, ply + 1);
         if (depth == 1)
             return frontier(p, sums, turn, moves, ply, other_weight * value(other, sums), weight);
@@ -392,7 +446,7 @@ private:
             }
         }
         const Flag flag = best <= start_alpha ? UPPER : best >= beta ? LOWER : EXACT;
-        tt_[key] = Entry{depth, best, flag, best_move};
+        tt_.put(key, Entry{depth, best, flag, best_move});
         return best;
     }
 
@@ -422,11 +476,11 @@ private:
 
     // The board after the rivals' forecast moves (listed once per board).
     const std::pair<Pos, Sums>& forecast_board(const Pos& entry, const Sums& entry_sums) {
-        auto board = forecasts_.find(Key{entry, 0});
+        auto board = forecasts_.find(Key{entry, 0, seats_});
         if (board == forecasts_.end()) {
             std::pair<Pos, Sums> after{entry, entry_sums};
             rivals_move(after.first, after.second);
-            board = forecasts_.emplace(Key{entry, 0}, after).first;
+            board = forecasts_.emplace(Key{entry, 0, seats_}, after).first;
         }
         return board->second;  // map nodes never move
     }
@@ -498,7 +552,7 @@ private:
                 const Planned& from = layer[c.parent];
                 Planned next{from.pos, from.sums, from.first ? from.first : c.move};
                 play(next.pos, next.sums, me, c.move);
-                if (seen.emplace(Key{next.pos, 0}, 0).second) kept.push_back(next);
+                if (seen.emplace(Key{next.pos, 0, seats_}, 0).second) kept.push_back(next);
             }
             if (kept.empty()) return best;
             layer.swap(kept);
@@ -590,7 +644,8 @@ private:
     std::vector<int> after_us_;  // the rivals in the order they move after us
     std::uint64_t used_ = 0;
     Clock::time_point stop_{};
-    std::unordered_map<Key, Entry, KeyHash> tt_;
+    Table tt_;
+    std::vector<std::vector<std::int64_t>> moves_;  // alpha-beta's moves at each ply
     std::unordered_map<Key, std::pair<Pos, Sums>, KeyHash> forecasts_;  // after the rivals' moves
 };
 
