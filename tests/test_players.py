@@ -342,6 +342,23 @@ def test_hard_plays_capture_to_win_the_captures() -> None:
     assert game.result.places[hard_seat] == 1
 
 
+def test_the_capture_search_sees_the_game_end_at_its_horizon() -> None:
+    from sternhalma.players.capture import WIN, CaptureSearch
+    from sternhalma.players.search import Limits
+
+    # h7-h5 captures one and leaves no jump anywhere: the game ends, won 1-0. h6-h8-h10
+    # captures two but leaves a jump, so the game goes on. One ply deep, a leaf without a
+    # jump is the game's end (a win), not a lead of one.
+    rules = find_variant("capture-2")
+    start = Position(rules, 0, (), rules.board.mask_of_names(["g11", "h6", "h7", "h9"]), (0, 0))
+    win, longer = rules.parse_move(start, "h7-h5"), rules.parse_move(start, "h6-h8-h10")
+    assert not rules.has_move(rules.apply_unchecked(start, win))
+    assert rules.has_move(rules.apply_unchecked(start, longer))
+    search = CaptureSearch(rules, 0, [0, 1], Limits.of(10_000, None), max_depth=1)
+    assert search.choose(start, [longer, win]) == win
+    assert search.score == WIN - 1
+
+
 # -- Hard's search against the engine and against plain minimax ------------------------
 
 

@@ -79,6 +79,14 @@ class CaptureSearch:
             return -WIN + ply
         return 0
 
+    def _leaf(self, position: Position, ply: int) -> int:
+        """The value at the horizon: the lead, or the game's end when no jump is left. Most
+        nodes are leaves, and one jump found says the game goes on: listing every chain
+        there, to keep the longest, took nine tenths of the search's time."""
+        if self.rules.has_move(position):
+            return self._lead(position)
+        return self._final(position, ply)
+
     def _next(self, seat: int) -> int:
         seats = self.seats
         return seats[(seats.index(seat) + 1) % len(seats)]
@@ -111,11 +119,11 @@ class CaptureSearch:
         ours = seat == self.me
         if len(self.seats) > 2 and not ours:
             return self._best_reply(position, depth, alpha, beta, ply)
+        if depth == 0:
+            return self._leaf(position, ply)
         moves = self._children(position)
         if not moves:  # no jump for anyone: the game is over
             return self._final(position, ply)
-        if depth == 0:
-            return self._lead(position)
         key = (position.pieces, position.captured, seat)
         known = self.tt.get(key)
         if known is not None and known[0] >= depth:
@@ -146,11 +154,11 @@ class CaptureSearch:
 
     def _best_reply(self, position: Position, depth: int, alpha: int, beta: int, ply: int) -> int:
         """Three or more: the one rival move, of all rivals', that is worst for us."""
+        if depth == 0:
+            return self._leaf(position, ply)
         moves = self._children(position)
         if not moves:
             return self._final(position, ply)
-        if depth == 0:
-            return self._lead(position)
         best = WIN + 1
         replies = [(seat, move) for move in moves for seat in self.seats if seat != self.me]
         for seat, move in replies[: self.breadth]:
