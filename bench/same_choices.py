@@ -1,0 +1,207 @@
+"""Whether Hard still chooses the moves an earlier commit's Hard chose (issue 26's
+non-regression). Where every choice is the same, the two play the same games, so the
+change costs no strength and no match is needed to show it; where some differ, the
+list says where, and a sequential test (``sternhalma match --sprt``) has to decide.
+
+    nice .venv/bin/python bench/same_choices.py --commit 51c1571 --finish-rule anytime
+    .venv/bin/python bench/same_choices.py --commit HEAD~3 --variant classic-2 --games 2
+
+The commit is checked out beside the project (``build/commits/<commit>``, a git
+worktree) and its compiled core built there with cmake; both sides must run on a
+compiled core. Each side chooses in a child process of this Python, the commit's side
+with the commit's sources first on the path, and either engine API (``choose(game,
+Limit)``, or the older ``choose(game, budget)`` with ``nodes``).
+
+The positions of a variant: ``--positions`` seeded mid-game positions
+(``benchmark.sample_positions``, the same in every version), and every position of
+``--games`` games today's Hard played against Medium, where the history counts (a rival
+that races, the leaving deadline). Both sides search each variant's default allowance
+on the compiled core (``hard.nodes_per_second`` for one second), fixed, so the clock
+never decides. ``--finish-rule anytime`` referees today's side by the rule from before
+issue 30 (the goal owner's marbles count at any time), as commits before it play.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_VARIANTS = ["classic-2", "classic-3", "classic-6", "halma-2"]
+
+
+# -- the child: one version's choices ------------------------------------------------------
+def choose_all(jobs: list[dict[str, Any]]) -> list[list[list[int] | None]]:
+    """Hard's move (a list of holes; None where the game is over) at every position of
+    every job, with whichever version of the package is on the path."""
+    from sternhalma import core
+    from sternhalma.benchmark import sample_positions
+    from sternhalma.game import Game
+    from sternhalma.players.hard import HardPlayer
+    from sternhalma.rules import VARIANTS
+
+    if not core.COMPILED:
+        raise SystemExit(f"{core.NAME}: this comparison needs the compiled core")
+    try:
+        from sternhalma.players import Limit
+    except ImportError:  # before the one engine API
+        Limit = None
+
+    def choice(game: Any, nodes: int) -> list[int] | None:
+        if game.is_over:
+            return None
+        if Limit is None:
+            return list(HardPlayer(1, nodes=nodes).choose(game, budget=60))
+        return list(HardPlayer(1).choose(game, Limit(nodes=nodes)).move)
+
+    def games(job: dict[str, Any]) -> list[Any]:
+        rules = VARIANTS[job["variant"]]
+        rule = {"finish_rule": job["finish_rule"]} if job.get("finish_rule") else {}
+        if "moves" not in job:
+            starts = sample_positions(rules, job["count"], seed=job["seed"])
+            return [Game(rules, start=start, **rule) for start in starts]
+        again = Game(rules, **rule)
+        before = []
+        for text in job["moves"]:
+            if again.is_over:  # sooner by the rule asked for than as the game was played
+                break
+            before.append(again.copy())
+            again.play(text)
+        return before
+
+    return [[choice(game, job["nodes"]) for game in games(job)] for job in jobs]
+
+
+def child(src: str | None) -> None:
+    """Reads the jobs (JSON) from standard input, writes the choices (JSON)."""
+    if src:
+        # The commit's sources, not this checkout's editable install.
+        sys.meta_path = [
+            finder
+            for finder in sys.meta_path
+            if not any(word in type(finder).__module__.lower() for word in ("editable", "scikit"))
+        ]
+        sys.path.insert(0, src)
+    json.dump(choose_all(json.load(sys.stdin)), sys.stdout)
+
+
+# -- the parent -----------------------------------------------------------------------------
+def built_commit(commit: str) -> tuple[Path, Path]:
+    """The commit's worktree and its compiled core, made once under build/commits/."""
+    sha = subprocess.run(
+        ["git", "rev-parse", "--short=12", commit],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    tree = ROOT / "build" / "commits" / sha
+    if not tree.exists():
+        subprocess.run(
+            ["git", "worktree", "add", "--detach", str(tree), sha],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+        )
+    build = tree / "build-core"
+    subprocess.run(
+        [
+            "cmake",
+            "-S",
+            str(tree),
+            "-B",
+            str(build),
+            "-DCMAKE_BUILD_TYPE=Release",
+            f"-DPython_EXECUTABLE={sys.executable}",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(["cmake", "--build", str(build), "-j2"], check=True, capture_output=True)
+    return tree, next(build.glob("_native*.so"))
+
+
+def run_side(jobs: list[dict[str, Any]], tree: Path | None, core_file: Path | None) -> Any:
+    env = dict(os.environ)
+    env.pop("STERNHALMA_PURE", None)
+    if core_file is not None:
+        env["STERNHALMA_CORE_FILE"] = str(core_file)
+    command = [sys.executable, __file__, "--child", str(tree / "src") if tree else ""]
+    done = subprocess.run(
+        command, input=json.dumps(jobs), env=env, check=True, capture_output=True, text=True
+    )
+    return json.loads(done.stdout)
+
+
+def played_games(variant: str, games: int, seed: int, nodes: int) -> list[list[str]]:
+    """The moves (as text) of games of today's Hard against Medium, the seats rotating,
+    at ``nodes`` a move."""
+    from sternhalma import match
+    from sternhalma.records import read_record
+
+    tasks = match.plan(variant, ["hard", "medium"], games, seed, record=True, nodes=nodes)
+    played = [read_record(report.record).game for report in match.run(tasks) if report.record]
+    return [[game.rules.format_move(move) for move in game.moves] for game in played]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--commit", default="51c1571", help="The earlier Hard (default: issue 26's)."
+    )
+    parser.add_argument(
+        "--variant", action="append", default=[], help="Default: classic-2, -3, -6, halma-2."
+    )
+    parser.add_argument("--positions", type=int, default=30, help="Seeded positions a variant.")
+    parser.add_argument("--games", type=int, default=2, help="Games against Medium a variant.")
+    parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("--finish-rule", choices=["anytime"], help="Referee today's side by it.")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child is not None:
+        child(args.child or None)
+        return
+
+    from sternhalma.players.hard import HardSettings, nodes_per_second
+    from sternhalma.rules import VARIANTS
+
+    tree, core_file = built_commit(args.commit)
+    print(f"== Hard's choices: this checkout against {args.commit} ({tree.name}), compiled cores")
+    total_same = total = 0
+    for variant in args.variant or DEFAULT_VARIANTS:
+        nodes = nodes_per_second(HardSettings(), VARIANTS[variant])
+        ours: list[dict[str, Any]] = [
+            {"variant": variant, "nodes": nodes, "count": args.positions, "seed": args.seed}
+        ]
+        for moves in played_games(variant, args.games, args.seed, nodes):
+            ours.append({"variant": variant, "nodes": nodes, "moves": moves})
+        theirs = [dict(job) for job in ours]
+        for job in ours:
+            job["finish_rule"] = args.finish_rule
+        now, then = run_side(ours, None, None), run_side(theirs, tree, core_file)
+        same = differ = 0
+        for source, (new, old) in enumerate(zip(now, then, strict=True)):
+            if len(new) != len(old):
+                print(f"   {variant} game {source}: {len(new)} positions now, {len(old)} then")
+            for ply, (a, b) in enumerate(zip(new, old, strict=False)):
+                if a is None:
+                    continue
+                if a == b:
+                    same += 1
+                    continue
+                differ += 1
+                where = f"position {ply}" if source == 0 else f"game {source}, ply {ply}"
+                print(f"   {variant} {where}: now {a}, then {b}")
+        print(f"{variant:>10}: {same} of {same + differ} the same at {nodes:,} nodes a move")
+        total_same += same
+        total += same + differ
+    print(f"{'in all':>10}: {total_same} of {total} the same")
+
+
+if __name__ == "__main__":
+    main()
