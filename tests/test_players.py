@@ -587,6 +587,31 @@ def test_hard_begins_the_care_at_once_when_a_marble_at_home_is_shut_in() -> None
     assert HardPlayer(0).deadline_margin(game, 0) > TRAP.rules.deadline
 
 
+def test_bound_only_by_the_clock_the_fallbacks_beam_plans_its_whole_depth(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """In the browser only the clock bounds Hard (browser.UNBOUNDED_NODES). The beam's
+    plies then share the nodes the time left allows at the pace so far, so its plan
+    reaches its depth; spread over a billion nodes, the width let it end after a few
+    plies as a breadth-first search."""
+    from types import SimpleNamespace
+
+    from sternhalma.browser import UNBOUNDED_NODES
+    from sternhalma.players import fallback, search
+    from sternhalma.players.race import RaceSearch
+
+    readings = iter(range(10**9))  # a clock a millisecond later at each reading
+    clock = SimpleNamespace(perf_counter=lambda: next(readings) / 1000)
+    monkeypatch.setattr(search, "time", clock)
+    monkeypatch.setattr(fallback, "time", clock)
+    rules = find_variant("classic-2")
+    alone = Position(rules, 0, (rules.initial().marbles[0], 0))
+    racer = RaceSearch(rules, 0, [0], search.Limits.of(UNBOUNDED_NODES, 0.1), compiled=False)
+    move = racer.choose(alone, rules.legal_moves(alone))
+    assert racer.mode == "solo" and move in rules.legal_moves(alone)
+    assert racer.depth_reached == racer.beam_depth
+
+
 def test_far_ahead_hard_plans_on_the_rivals_racing_moves() -> None:
     """Two players: well ahead, Hard searches its own moves with the rival's forecast
     between them (the rival's biggest gain in rows, as Medium plays; a rival with several

@@ -19,6 +19,8 @@ A node is a position whose moves are listed.
 
 from __future__ import annotations
 
+import math
+import time
 from typing import TYPE_CHECKING
 
 from sternhalma.players.evaluate import BIAS, HOLE, WIN, pack, unpack
@@ -180,6 +182,7 @@ class PlainSearch:
         # A crowd changes more between our moves: plan only as far as the playouts play.
         depth = search.playout_moves if search.mode == "playout" else search.beam_depth
         width = search.beam_width(depth)
+        started, used = time.perf_counter(), self.limits.used
         layer: list[tuple[Board, Board, int]] = [(marbles, sums, 0)]  # (board, sums, first)
         best = order[0]
         for ply in range(depth):
@@ -201,6 +204,14 @@ class PlainSearch:
             except OutOfTime:
                 return best
             children.sort(key=lambda child: child[0])
+            if ply + 1 < depth and self.limits.used > used and math.isfinite(self.limits.stop):
+                # Where the clock bounds the search before the nodes (the browser's), the
+                # plies left share the nodes the time left allows at the pace so far: the
+                # plan then reaches its depth instead of ending as a wide, shallow search.
+                now = time.perf_counter()
+                pace = (self.limits.used - used) / max(now - started, 1e-9)
+                in_time = int(max(self.limits.stop - now, 0.0) * pace)
+                width = min(width, max(1, in_time // ((depth - ply - 1) * (1 + len(rivals)))))
             seen: set[Board] = set()
             layer = []
             for _, after, after_sums, first in children:
