@@ -1,4 +1,5 @@
-"""The compiled core against the Python engine (the reference), on every race variant.
+"""The compiled core against the Python engine (the reference), on every race variant
+(and capture's chains on every capture variant).
 
 The same legal moves (start, end) and the same result of apply on thousands of
 seeded positions: positions of forward-biased play (marbles crossing the board,
@@ -23,6 +24,7 @@ from typing import Any
 import pytest
 
 from sternhalma import core
+from sternhalma.benchmark import sample_positions
 from sternhalma.boards.base import bits
 from sternhalma.game import Game
 from sternhalma.players.evaluate import WIN, pack, race_evaluation
@@ -30,6 +32,7 @@ from sternhalma.players.race import DuelSettings, RaceSearch, SoloSettings
 from sternhalma.players.search import Limits
 from sternhalma.position import Position
 from sternhalma.rules import VARIANTS
+from sternhalma.rules.capture import CaptureRules
 from sternhalma.rules.race import RaceRules
 
 RACE = [rules for rules in VARIANTS.values() if isinstance(rules, RaceRules)]
@@ -177,6 +180,40 @@ def test_bad_bitboards_get_clear_errors() -> None:
         native.moves(("white", marbles[1]), 0)
     with pytest.raises(ValueError, match="does not start on a marble"):
         native.apply(marbles, 0, 60, 61)
+
+
+# -- capture's chains ------------------------------------------------------------------------
+CAPTURE = [rules for rules in VARIANTS.values() if isinstance(rules, CaptureRules)]
+
+
+@compiled
+@pytest.mark.parametrize("rules", CAPTURE, ids=lambda r: r.id)
+def test_the_core_lists_the_engines_capture_chains_in_its_order(rules: CaptureRules) -> None:
+    # Capture's search keeps the first longest chains: the same list, in the same order.
+    rng = random.Random(f"chains:{rules.id}")
+    positions = sample_positions(rules, 40, seed=5)
+    for _ in range(60):  # pieces anywhere, from a few to crowded
+        pieces = sum(1 << h for h in rng.sample(range(rules.board.size), rng.randint(0, 60)))
+        positions.append(Position(rules, 0, (), pieces, (0,) * rules.players))
+    chains = 0
+    for position in positions:
+        found = core.distinct_captures(rules, position)
+        assert found == rules.distinct_moves(position), position
+        chains += len(found)
+    assert chains > 1000
+
+
+@compiled
+def test_bad_pieces_get_clear_errors_from_the_capture_core() -> None:
+    native = core.native_capture_core(VARIANTS["capture-2"])
+    with pytest.raises(ValueError, match="not on the board"):
+        native.distinct(1 << 121)
+    with pytest.raises(ValueError, match="not on the board"):
+        native.distinct(-1)
+    with pytest.raises(TypeError):
+        native.distinct("i9")
+    with pytest.raises(ValueError, match="a ray leaves the board"):
+        core._NATIVE.CaptureCore(2, [[[1]], [[2]]], False)
 
 
 def native_tables(rules: RaceRules) -> Any:

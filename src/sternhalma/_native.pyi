@@ -70,3 +70,9 @@ class RaceCore:
         settings: SearchSettings,
         order: Sequence[int],
     ) -> SearchResult: ...
+
+class CaptureCore:
+    def __init__(
+        self, size: int, rays: Sequence[Sequence[Sequence[int]]], long_jumps: bool
+    ) -> None: ...
+    def distinct(self, pieces: int) -> list[list[int]]: ...

@@ -1,9 +1,9 @@
 """The engine's speed-critical part, compiled or pure Python, chosen once at import.
 
 The compiled core (C++17, ``src/sternhalma/_core/``, the module ``sternhalma._native``)
-does what the search spends its time on for the race games; the pure-Python
-engine (``rules/race.py``) stays the definition of the rules and the fallback
-where no C++ compiler built the core. ``STERNHALMA_PURE=1`` forces pure Python;
+does what the search spends its time on: for the race games, and capture's chains;
+the pure-Python engine (``rules/``) stays the definition of the rules and the
+fallback where no C++ compiler built the core. ``STERNHALMA_PURE=1`` forces pure Python;
 ``STERNHALMA_CORE_FILE`` loads the core from a given file (the sanitizer build
 ``make test`` runs the differential tests on).
 
@@ -21,7 +21,8 @@ from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Protocol
 
-from sternhalma.position import Position
+from sternhalma.position import Move, Position
+from sternhalma.rules.capture import CaptureRules
 from sternhalma.rules.race import RaceRules
 
 if TYPE_CHECKING:
@@ -147,3 +148,23 @@ def native_search_settings(search: str) -> _native.SearchSettings:
     settings: _native.SearchSettings = _NATIVE.SearchSettings()
     settings.search = _NATIVE.Search[search]
     return settings
+
+
+def distinct_captures(rules: CaptureRules, position: Position) -> list[Move]:
+    """One chain per resulting position, as ``rules.distinct_moves`` lists them and in
+    its order: on the compiled core when it was built."""
+    if _NATIVE is None:
+        return rules.distinct_moves(position)
+    return [Move(path) for path in native_capture_core(rules).distinct(position.pieces)]
+
+
+@cache
+def native_capture_core(rules: CaptureRules) -> _native.CaptureCore:
+    """The compiled capture chains for ``rules`` (RuntimeError when the core is not in use)."""
+    if _NATIVE is None:
+        raise RuntimeError("the compiled core is not in use (pure Python)")
+    board = rules.board
+    native: _native.CaptureCore = _NATIVE.CaptureCore(
+        board.size, [[list(ray) for ray in per] for per in board.rays], rules.long_jumps
+    )
+    return native

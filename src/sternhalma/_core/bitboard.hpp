@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
 namespace sternhalma {
@@ -69,6 +70,16 @@ struct Bits {
                 x &= x - 1;
             }
         }
+    }
+};
+
+// A hash of a bitboard, for the sets of positions seen (solo.hpp, capture.hpp).
+template <int W>
+struct BitsHash {
+    std::size_t operator()(const Bits<W>& b) const {
+        std::uint64_t h = 0x9E3779B97F4A7C15ULL;
+        for (int k = 0; k < W; ++k) h = (h ^ b.w[static_cast<std::size_t>(k)]) * 0x100000001B3ULL;
+        return static_cast<std::size_t>(h ^ (h >> 29));
     }
 };
 

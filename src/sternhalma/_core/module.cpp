@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "capture.hpp"
 #include "search.hpp"
 #include "solo.hpp"
 
@@ -283,10 +284,39 @@ private:
     std::unique_ptr<Core> core_;
 };
 
+// Capture chains on the star (capture.hpp): one per resulting position, as paths.
+class CaptureCore {
+public:
+    CaptureCore(int size, const std::vector<std::vector<std::vector<int>>>& rays, bool long_jumps)
+        : tables_(checked(size, rays), long_jumps) {
+        for (int h = 0; h < size; ++h) all_.set(h);
+    }
+    std::vector<std::vector<std::int16_t>> distinct(nb::handle pieces) const {
+        std::vector<std::vector<std::int16_t>> paths;
+        tables_.distinct(to_bits<2>(pieces, all_),
+                         [&](const std::vector<std::int16_t>& path) { paths.push_back(path); });
+        return paths;
+    }
+
+private:
+    static const std::vector<std::vector<std::vector<int>>>& checked(
+        int size, const std::vector<std::vector<std::vector<int>>>& rays) {
+        if (size < 0 || size > 128 || rays.size() != static_cast<std::size_t>(size))
+            throw nb::value_error("capture is played on the star: one list of rays per hole");
+        for (const auto& per_hole : rays)
+            for (const auto& ray : per_hole)
+                for (int hole : ray)
+                    if (hole < 0 || hole >= size) throw nb::value_error("a ray leaves the board");
+        return rays;
+    }
+    CaptureTables<2> tables_;
+    Bits<2> all_;
+};
+
 }  // namespace
 
 NB_MODULE(_native, m) {
-    m.doc() = "The compiled core of sternhalma's race games (C++17).";
+    m.doc() = "The compiled core of sternhalma: the race games and capture's chains (C++17).";
     nb::class_<Evaluation>(m, "Evaluation")
         .def("__init__",
              [](Evaluation* self, std::vector<std::vector<std::int64_t>> costs,
@@ -348,4 +378,8 @@ NB_MODULE(_native, m) {
              nb::arg("owner_counts"))
         .def("apply", &RaceCore::apply, nb::arg("marbles"), nb::arg("seat"), nb::arg("start"),
              nb::arg("end"));
+    nb::class_<CaptureCore>(m, "CaptureCore")
+        .def(nb::init<int, const std::vector<std::vector<std::vector<int>>>&, bool>(),
+             nb::arg("size"), nb::arg("rays"), nb::arg("long_jumps"))
+        .def("distinct", &CaptureCore::distinct, nb::arg("pieces"));
 }

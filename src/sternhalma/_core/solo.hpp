@@ -15,15 +15,6 @@
 
 namespace sternhalma {
 
-template <int W>
-struct BitsHash {
-    std::size_t operator()(const Bits<W>& b) const {
-        std::uint64_t h = 0x9E3779B97F4A7C15ULL;
-        for (int k = 0; k < W; ++k) h = (h ^ b.w[static_cast<std::size_t>(k)]) * 0x100000001B3ULL;
-        return static_cast<std::size_t>(h ^ (h >> 29));
-    }
-};
-
 // The beam's result: found (false when the beam died out or ran past max_moves), the
 // moves home in order, and the positions looked at.
 struct SoloResult {

@@ -8,17 +8,19 @@ moves alternating with the single best reply of any opponent, judged by our
 lead over the best of them. The game ends when no jump exists; then the
 most captures wins.
 
-Moves come from ``distinct_moves`` (one chain per resulting position), are
-ordered by captures, and inner nodes keep only the ``breadth`` longest.
+Moves come from ``distinct_moves`` (one chain per resulting position; on the
+compiled core where it was built, ``core.distinct_captures``), are ordered by
+captures, and inner nodes keep only the ``breadth`` longest.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from sternhalma import core
 from sternhalma.players.search import Limits, OutOfTime
 from sternhalma.position import Move, Position
-from sternhalma.rules.base import Ruleset
+from sternhalma.rules.capture import CaptureRules
 
 #: Larger than any lead: a game over.
 WIN = 1 << 20
@@ -31,7 +33,7 @@ class CaptureSearch:
 
     def __init__(
         self,
-        rules: Ruleset,
+        rules: CaptureRules,
         seat: int,
         in_play: Sequence[int],
         limits: Limits,
@@ -93,7 +95,7 @@ class CaptureSearch:
 
     def _children(self, position: Position) -> list[Move]:
         """The longest chains; the pieces are shared, so they are the same for every seat."""
-        moves = self.rules.distinct_moves(position)
+        moves = core.distinct_captures(self.rules, position)
         moves.sort(key=len, reverse=True)
         return moves[: self.breadth]
 

@@ -34,6 +34,7 @@ from sternhalma.players.search import Limits
 from sternhalma.players.timeman import allowance
 from sternhalma.position import Move, Position
 from sternhalma.rules.base import Ruleset
+from sternhalma.rules.capture import CaptureRules
 from sternhalma.rules.race import RaceRules
 
 if TYPE_CHECKING:
@@ -222,6 +223,7 @@ class HardPlayer(Player):
                 rules, seat, game.in_play, limits, settings, owner_counts, racing=racing
             )
         else:
+            assert isinstance(rules, CaptureRules)
             search = CaptureSearch(
                 rules, seat, game.in_play, limits, breadth=settings.capture_breadth
             )
