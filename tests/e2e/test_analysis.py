@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from helpers import game_with_a_blunder
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 from e2e.test_web import EASY, NEAR_FINISH, PERSON, hole, open_lobby, start_table
 from sternhalma.game import Game
@@ -149,3 +149,28 @@ def test_the_analysis_board_alone_shows_a_start_to_try_moves_on(page: Page, serv
     expect(page.locator("#an-status")).to_contain_text("Start position")
     expect(hole(page, "m3")).to_have_attribute("aria-label", "m3, white marble")
     expect(page.locator("#an-best")).to_contain_text("Best move for White", timeout=30_000)
+
+
+def test_a_record_opened_at_once_is_not_replaced_by_the_empty_board(
+    page: Page, server: str, tmp_path: Path
+) -> None:
+    # The page opens with an empty board it asks the server for; a file opened before
+    # that answer comes stays shown when it comes.
+    held: list[Route] = []
+    page.route(
+        "**/api/analysis/record",
+        lambda route: held.append(route) if not held else route.continue_(),
+    )
+    with page.expect_request("**/api/analysis/record"):
+        page.goto(f"{server}/analysis")
+    expect(page.get_by_role("heading", name="Analysis board")).to_be_visible()
+    assert len(held) == 1
+    path = tmp_path / "game.txt"
+    path.write_text(record_text())
+    page.get_by_label("Open a game record file").set_input_files(str(path))
+    expect(page.locator(MOVES)).to_have_count(5)
+    with page.expect_response("**/api/analysis/record"):
+        held[0].continue_()
+    page.wait_for_timeout(500)  # the late answer handled
+    expect(page.locator(MOVES)).to_have_count(5)
+    expect(page.locator("#an-info")).to_contain_text("Ayşe")

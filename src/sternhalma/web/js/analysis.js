@@ -131,14 +131,21 @@ export async function showAnalysis(root) {
   }
 
   // -- loading a game ------------------------------------------------------------------
+  // The record asked for last is shown: the empty board the page opens with, answering
+  // after a file opened at once, must not replace it.
+  let loads = 0;
   async function load(text) {
     notice("");
+    const mine = ++loads;
+    let read;
     try {
-      game = await readRecord(text);
+      read = await readRecord(text);
     } catch (error) {
-      notice(said(error));
+      if (mine === loads) notice(said(error));
       return;
     }
+    if (mine !== loads) return;
+    game = read;
     record = text;
     review = null;
     $("#an-share-box").hidden = true;
