@@ -99,6 +99,18 @@ NAME = "compiled (C++)" if _NATIVE is not None else "pure Python"
 COMPILED = _NATIVE is not None
 
 
+def _compiled() -> ModuleType:
+    """The compiled core's module: RuntimeError when it was not built or is switched off."""
+    if _NATIVE is None:
+        raise RuntimeError("the compiled core is not in use (pure Python)")
+    return _NATIVE
+
+
+def _rays(rules: RaceRules | CaptureRules) -> list[list[list[int]]]:
+    """The board's rays as the compiled core takes them: per hole, per direction."""
+    return [[list(ray) for ray in per] for per in rules.board.rays]
+
+
 @cache
 def race_core(rules: RaceRules) -> RaceCore:
     """The core for ``rules``: compiled when it was built, pure Python otherwise."""
@@ -110,12 +122,10 @@ def race_core(rules: RaceRules) -> RaceCore:
 @cache
 def native_race_core(rules: RaceRules) -> _native.RaceCore:
     """The compiled core for ``rules`` (RuntimeError when it was not built or is switched off)."""
-    if _NATIVE is None:
-        raise RuntimeError("the compiled core is not in use (pure Python)")
     board = rules.board
-    native: _native.RaceCore = _NATIVE.RaceCore(
+    native: _native.RaceCore = _compiled().RaceCore(
         board.size,
-        [[list(ray) for ray in per] for per in board.rays],
+        _rays(rules),
         list(rules.goals),
         list(rules.may_end),
         rules.long_jumps,
@@ -134,19 +144,16 @@ def native_evaluation(
     group: int,
 ) -> _native.Evaluation:
     """Hard's evaluation tables (players/evaluate.py) in the compiled core, built once."""
-    if _NATIVE is None:
-        raise RuntimeError("the compiled core is not in use (pure Python)")
-    evaluation: _native.Evaluation = _NATIVE.Evaluation(costs, to_go, divisor, group)
+    evaluation: _native.Evaluation = _compiled().Evaluation(costs, to_go, divisor, group)
     return evaluation
 
 
 def native_search_settings(search: str) -> _native.SearchSettings:
     """The compiled core's settings for one decision of the search named ``search``
     (players/race.py sets the other fields: it holds their defaults)."""
-    if _NATIVE is None:
-        raise RuntimeError("the compiled core is not in use (pure Python)")
-    settings: _native.SearchSettings = _NATIVE.SearchSettings()
-    settings.search = _NATIVE.Search[search]
+    native = _compiled()
+    settings: _native.SearchSettings = native.SearchSettings()
+    settings.search = native.Search[search]
     return settings
 
 
@@ -161,10 +168,7 @@ def distinct_captures(rules: CaptureRules, position: Position) -> list[Move]:
 @cache
 def native_capture_core(rules: CaptureRules) -> _native.CaptureCore:
     """The compiled capture chains for ``rules`` (RuntimeError when the core is not in use)."""
-    if _NATIVE is None:
-        raise RuntimeError("the compiled core is not in use (pure Python)")
-    board = rules.board
-    native: _native.CaptureCore = _NATIVE.CaptureCore(
-        board.size, [[list(ray) for ray in per] for per in board.rays], rules.long_jumps
+    native: _native.CaptureCore = _compiled().CaptureCore(
+        rules.board.size, _rays(rules), rules.long_jumps
     )
     return native
