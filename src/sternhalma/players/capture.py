@@ -84,7 +84,7 @@ class CaptureSearch:
     def _leaf(self, position: Position, ply: int) -> int:
         """The value at the horizon: the lead, or the game's end when no jump is left. Most
         nodes are leaves, and one jump found says the game goes on: listing every chain
-        there, to keep the longest, took nine tenths of the search's time."""
+        there, to keep the longest, was half of the search's time."""
         if self.rules.has_move(position):
             return self._lead(position)
         return self._final(position, ply)
