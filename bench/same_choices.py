@@ -93,36 +93,14 @@ def child(src: str | None) -> None:
 # -- the parent -----------------------------------------------------------------------------
 def built_commit(commit: str) -> tuple[Path, Path]:
     """The commit's worktree and its compiled core, made once under build/commits/."""
-    sha = subprocess.run(
-        ["git", "rev-parse", "--short=12", commit],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
+    sha = run(["git", "-C", str(ROOT), "rev-parse", "--short=12", commit]).strip()
     tree = ROOT / "build" / "commits" / sha
     if not tree.exists():
-        subprocess.run(
-            ["git", "worktree", "add", "--detach", str(tree), sha],
-            cwd=ROOT,
-            check=True,
-            capture_output=True,
-        )
+        run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), sha])
     build = tree / "build-core"
-    subprocess.run(
-        [
-            "cmake",
-            "-S",
-            str(tree),
-            "-B",
-            str(build),
-            "-DCMAKE_BUILD_TYPE=Release",
-            f"-DPython_EXECUTABLE={sys.executable}",
-        ],
-        check=True,
-        capture_output=True,
-    )
-    subprocess.run(["cmake", "--build", str(build), "-j2"], check=True, capture_output=True)
+    cmake = ["cmake", "-S", str(tree), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release"]
+    run([*cmake, f"-DPython_EXECUTABLE={sys.executable}"])
+    run(["cmake", "--build", str(build), "-j2"])
     return tree, next(build.glob("_native*.so"))
 
 
@@ -132,10 +110,15 @@ def run_side(jobs: list[dict[str, Any]], tree: Path | None, core_file: Path | No
     if core_file is not None:
         env["STERNHALMA_CORE_FILE"] = str(core_file)
     command = [sys.executable, __file__, "--child", str(tree / "src") if tree else ""]
-    done = subprocess.run(
-        command, input=json.dumps(jobs), env=env, check=True, capture_output=True, text=True
-    )
-    return json.loads(done.stdout)
+    return json.loads(run(command, input=json.dumps(jobs), env=env))
+
+
+def run(command: list[str], **options: Any) -> str:
+    """``command``'s output; on failure, exit saying which command failed and why."""
+    done = subprocess.run(command, capture_output=True, text=True, check=False, **options)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(command[:4])} failed:\n{done.stderr[-3000:]}")
+    return done.stdout
 
 
 def played_games(variant: str, games: int, seed: int, nodes: int) -> list[list[str]]:
