@@ -220,6 +220,16 @@ private:
     bool last_reply_;
 };
 
+// ValueError unless ``rays`` has one list per hole of a ``size``-hole board, each on it.
+void check_rays(int size, const std::vector<std::vector<std::vector<int>>>& rays) {
+    if (rays.size() != static_cast<std::size_t>(size))
+        throw nb::value_error("one list of rays per hole is needed");
+    for (const auto& per_hole : rays)
+        for (const auto& ray : per_hole)
+            for (int h : ray)
+                if (h < 0 || h >= size) throw nb::value_error("a ray leaves the board");
+}
+
 std::unique_ptr<Core> make_core(int size, std::vector<std::vector<std::vector<int>>> rays,
                                 const std::vector<nb::int_>& goals,
                                 const std::vector<nb::int_>& may_end, bool long_jumps,
@@ -236,12 +246,7 @@ std::unique_ptr<Core> make_core(int size, std::vector<std::vector<std::vector<in
         if (owner < -1 || owner >= seats || owner == s)
             throw nb::value_error("a goal owner is another seat, or -1");
     }
-    if (rays.size() != static_cast<std::size_t>(size))
-        throw nb::value_error("one list of rays per hole is needed");
-    for (const auto& per_hole : rays)
-        for (const auto& ray : per_hole)
-            for (int h : ray)
-                if (h < 0 || h >= size) throw nb::value_error("a ray leaves the board");
+    check_rays(size, rays);
     if (size <= 128)
         return std::make_unique<CoreOf<2>>(size, std::move(rays), goals, may_end, long_jumps,
                                            anti_blocking, last_reply, std::move(owners));
@@ -301,12 +306,9 @@ public:
 private:
     static const std::vector<std::vector<std::vector<int>>>& checked(
         int size, const std::vector<std::vector<std::vector<int>>>& rays) {
-        if (size < 0 || size > 128 || rays.size() != static_cast<std::size_t>(size))
-            throw nb::value_error("capture is played on the star: one list of rays per hole");
-        for (const auto& per_hole : rays)
-            for (const auto& ray : per_hole)
-                for (int hole : ray)
-                    if (hole < 0 || hole >= size) throw nb::value_error("a ray leaves the board");
+        if (size < 0 || size > 128)
+            throw nb::value_error("capture is played on the star: at most 128 holes");
+        check_rays(size, rays);
         return rays;
     }
     CaptureTables<2> tables_;

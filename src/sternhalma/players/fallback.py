@@ -211,7 +211,7 @@ class PlainSearch:
                 now = time.perf_counter()
                 pace = (self.limits.used - used) / max(now - started, 1e-9)
                 in_time = int(max(self.limits.stop - now, 0.0) * pace)
-                width = min(width, max(1, in_time // ((depth - ply - 1) * (1 + len(rivals)))))
+                width = min(width, search.beam_width(depth - ply - 1, in_time))
             seen: set[Board] = set()
             layer = []
             for _, after, after_sums, first in children:

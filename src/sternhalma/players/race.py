@@ -211,12 +211,14 @@ class RaceSearch:
             return "forecast"
         return "alphabeta"
 
-    def beam_width(self, depth: int) -> int:
-        """How many positions each ply of a beam ``depth`` plies deep keeps: the node
-        allowance spread over its plies, each position costing a node and, unless we are
-        alone, one more for every rival's move listed before ours."""
+    def beam_width(self, depth: int, left: int | None = None) -> int:
+        """How many positions each ply of a beam ``depth`` plies deep keeps: the nodes
+        ``left`` (by default what is left of the allowance) spread over its plies, each
+        position costing a node and, unless we are alone, one more for every rival's move
+        listed before ours."""
         per_position = 1 + (0 if self.mode == "solo" else len(self.rivals))
-        left = self.limits.nodes - self.limits.used
+        if left is None:
+            left = self.limits.nodes - self.limits.used
         return max(1, left // (depth * per_position))
 
     def _compiled(self, marbles: tuple[int, ...], order: list[int]) -> int:
