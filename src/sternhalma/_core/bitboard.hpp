@@ -71,6 +71,18 @@ struct Bits {
             }
         }
     }
+    // The same, highest first.
+    template <class F>
+    void each_down(F&& f) const {
+        for (int k = W - 1; k >= 0; --k) {
+            std::uint64_t x = w[k];
+            while (x) {
+                const int top = 63 - __builtin_clzll(x);
+                f(k * 64 + top);
+                x ^= std::uint64_t{1} << top;
+            }
+        }
+    }
 };
 
 // A hash of a bitboard, for the sets of positions seen (solo.hpp, capture.hpp).

@@ -143,9 +143,21 @@ public:
         std::vector<B> boards = position(marbles, seat);
         B occupied;
         for (const B& b : boards) occupied |= b;
+        // The search's generator (its moves by marble), listed by start and end.
         std::vector<Move> found;
         found.reserve(256);
-        tables_.moves(boards[static_cast<std::size_t>(seat)], occupied, seat, found);
+        Reach<W> reach;
+        tables_.each_marble(
+            boards[static_cast<std::size_t>(seat)], occupied, seat, reach,
+            [&](int) { return tables_.all(); },
+            [&](int start, const B& ends) {
+                ends.each([&](int end) {
+                    found.push_back(Move{static_cast<std::int16_t>(start), static_cast<std::int16_t>(end)});
+                });
+            });
+        std::sort(found.begin(), found.end(), [](const Move& a, const Move& b) {
+            return a.start != b.start ? a.start < b.start : a.end < b.end;
+        });
         // Two bytes a move (boards have at most 256 holes): one object for the whole list.
         std::string pairs;
         pairs.reserve(2 * found.size());

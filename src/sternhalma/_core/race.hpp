@@ -7,6 +7,8 @@
 // counting only when the caller says they do (rules.md#finishing).
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -24,11 +26,25 @@ struct Jump {
     std::int16_t land;
 };
 
+// The chains' components found for one move list (RaceTables::each_marble):
+// kept by the caller so that no move list allocates.
+template <int W>
+struct Reach {
+    Bits<W> open;                      // the empty holes in no component yet
+    std::array<std::uint8_t, 256> of;  // the other empty holes' components
+    std::vector<Bits<W>> holes;        // each component's holes
+    void start(const Bits<W>& free) {
+        open = free;
+        holes.clear();
+    }
+};
+
 // Board geometry and the seats' goal and end-hole masks of one ruleset.
 template <int W>
 class RaceTables {
 public:
     using B = Bits<W>;
+    using Reach = sternhalma::Reach<W>;
 
     // rays[h][d]: the holes from h outward in direction d, nearest first; owners[s]: the
     // seat whose home is seat s's goal, or -1 (RaceRules.goal_owners).
@@ -43,12 +59,21 @@ public:
           owners_(std::move(owners)),
           anti_blocking_(anti_blocking),
           neighbours_(static_cast<std::size_t>(size)),
+          next_to_(static_cast<std::size_t>(size)),
           jumps_(static_cast<std::size_t>(size)) {
+        for (const B& goal : goals_) {
+            long sum = 0;
+            goal.each([&](int h) { sum += 2 * h - (size - 1); });
+            goal_high_.push_back(sum > 0);
+        }
         for (int h = 0; h < size; ++h) {
             all_.set(h);
             for (const auto& ray : rays_[static_cast<std::size_t>(h)]) {
-                if (!ray.empty()) neighbours_[static_cast<std::size_t>(h)].push_back(
-                    static_cast<std::int16_t>(ray[0]));
+                if (!ray.empty()) {
+                    neighbours_[static_cast<std::size_t>(h)].push_back(
+                        static_cast<std::int16_t>(ray[0]));
+                    next_to_[static_cast<std::size_t>(h)].set(ray[0]);
+                }
                 if (ray.size() >= 2)
                     jumps_[static_cast<std::size_t>(h)].push_back(
                         Jump{static_cast<std::int16_t>(ray[0]), static_cast<std::int16_t>(ray[1])});
@@ -77,60 +102,125 @@ public:
         return (occupied & goal) == goal && (own & goal).any();
     }
 
-    // Appends every legal move of `seat`'s marbles `own` with `occupied` holes taken.
+    // Appends every legal move of `seat`'s marbles `own` with `occupied` holes taken,
+    // marble by marble in the reference's order (solo.hpp's beam breaks ties by it).
     void moves(const B& own, const B& occupied, int seat, std::vector<Move>& out) const {
-        each_move(own, occupied, seat, [&](std::int16_t start, std::int16_t end) {
-            out.push_back(Move{start, end});
+        own.each([&](int start) {
+            marble_moves(start, occupied, seat, [&](std::int16_t from, std::int16_t to) {
+                out.push_back(Move{from, to});
+            });
         });
     }
 
-    // Calls `out(start, end)` for every legal move of `seat`'s marbles `own` with
-    // `occupied` holes taken (the search makes its packed moves straight from them).
-    template <class F>
-    void each_move(const B& own, const B& occupied, int seat, F&& out) const {
-        const B free = ~occupied;
+    // The same moves as one set of ends per marble, `out(start, ends)`, only the ends in
+    // `wanted(start)` (a marble wanting none is passed over): the search makes its packed
+    // moves from them, needs no order, and at most nodes only the moves that gain most.
+    // Without long jumps, marbles that can jump into the same holes share the chains'
+    // search: the holes a chain can reach from a landing are the landing's component in
+    // the graph of empty holes linked by a jump over a marble, found once per call. The
+    // moving marble's own hole, empty in its chain but a marble in that graph, changes
+    // nothing it reaches: a jump moves two holes along a line, so a chain from `start`
+    // stays on the holes an even number of steps away along each axis, and the jumps
+    // over `start` link holes an odd number away.
+    template <class Wanted, class F>
+    void each_marble(const B& own, const B& occupied, int seat, Reach& reach, Wanted&& wanted,
+                     F&& out) const {
+        const B free = ~occupied & all_;
         const B& goal = goals_[static_cast<std::size_t>(seat)];
         const B& may_end = may_end_[static_cast<std::size_t>(seat)];
-        std::int16_t stack[512];
-        own.each([&](int start) {
-            const bool locked = goal.test(start);
-            const B& land_ok = locked ? goal : all_;
-            const B& end_ok = locked ? goal : may_end;
-            const auto s16 = static_cast<std::int16_t>(start);
-            const B step_ok = free & end_ok;
-            for (std::int16_t n : neighbours_[static_cast<std::size_t>(start)])
-                if (step_ok.test(n)) out(s16, n);
-            B others = occupied;
-            others.flip(start);
-            B closed = occupied | ~land_ok;
-            int top = 0, next = 0;
-            stack[top++] = s16;
-            // Breadth first, as the reference does (the set of ends does not depend on it).
-            while (next < top) {
-                const int hole = stack[next++];
-                if (long_jumps_) {
-                    for (const auto& ray : rays_[static_cast<std::size_t>(hole)]) {
-                        const int land = long_landing(ray, others);
-                        if (land >= 0 && !closed.test(land)) {
-                            closed.set(land);
-                            stack[top++] = static_cast<std::int16_t>(land);
-                            if (end_ok.test(land)) out(s16, static_cast<std::int16_t>(land));
-                        }
-                    }
-                } else {
-                    for (const Jump& j : jumps_[static_cast<std::size_t>(hole)]) {
-                        if (others.test(j.over) && !closed.test(j.land)) {
-                            closed.set(j.land);
-                            stack[top++] = j.land;
-                            if (end_ok.test(j.land)) out(s16, j.land);
-                        }
-                    }
-                }
+        reach.start(free);
+        const auto marble = [&](int start) {
+            const B want = wanted(start) & may_end;
+            if (!want.any()) return;
+            B ends;
+            if (long_jumps_ || goal.test(start)) {
+                marble_moves(start, occupied, seat, [&](std::int16_t, std::int16_t end) {
+                    ends.set(end);
+                });
+            } else {
+                ends = next_to_[static_cast<std::size_t>(start)] & free;
+                for (const Jump& j : jumps_[static_cast<std::size_t>(start)])
+                    if (occupied.test(j.over) && free.test(j.land))
+                        ends |= reach.holes[component(j.land, occupied, reach)];
             }
-        });
+            out(start, ends & want);
+        };
+        // The marbles farthest from the goal first: their moves gain most, so a caller
+        // keeping the best soonest wants fewer.
+        if (goal_high_[static_cast<std::size_t>(seat)])
+            own.each(marble);
+        else
+            own.each_down(marble);
     }
 
 private:
+    // One marble's moves, as the reference lists them: its steps, then its chains' ends
+    // breadth first.
+    template <class F>
+    void marble_moves(int start, const B& occupied, int seat, F&& out) const {
+        const B free = ~occupied;
+        const B& goal = goals_[static_cast<std::size_t>(seat)];
+        const bool locked = goal.test(start);
+        const B& land_ok = locked ? goal : all_;
+        const B& end_ok = locked ? goal : may_end_[static_cast<std::size_t>(seat)];
+        const auto s16 = static_cast<std::int16_t>(start);
+        const B step_ok = free & end_ok;
+        for (std::int16_t n : neighbours_[static_cast<std::size_t>(start)])
+            if (step_ok.test(n)) out(s16, n);
+        B others = occupied;
+        others.flip(start);
+        B closed = occupied | ~land_ok;
+        std::int16_t stack[512];
+        int top = 0, next = 0;
+        stack[top++] = s16;
+        // Breadth first, as the reference does (the set of ends does not depend on it).
+        while (next < top) {
+            const int hole = stack[next++];
+            if (long_jumps_) {
+                for (const auto& ray : rays_[static_cast<std::size_t>(hole)]) {
+                    const int land = long_landing(ray, others);
+                    if (land >= 0 && !closed.test(land)) {
+                        closed.set(land);
+                        stack[top++] = static_cast<std::int16_t>(land);
+                        if (end_ok.test(land)) out(s16, static_cast<std::int16_t>(land));
+                    }
+                }
+            } else {
+                for (const Jump& j : jumps_[static_cast<std::size_t>(hole)]) {
+                    if (others.test(j.over) && !closed.test(j.land)) {
+                        closed.set(j.land);
+                        stack[top++] = j.land;
+                        if (end_ok.test(j.land)) out(s16, j.land);
+                    }
+                }
+            }
+        }
+    }
+
+    // The index in `reach` of the component of the empty hole `hole` (found now if new).
+    int component(int hole, const B& occupied, Reach& reach) const {
+        if (!reach.open.test(hole)) return reach.of[static_cast<std::size_t>(hole)];
+        const int c = static_cast<int>(reach.holes.size());
+        reach.holes.emplace_back();
+        B& holes = reach.holes.back();
+        std::int16_t stack[256];
+        int top = 0;
+        stack[top++] = static_cast<std::int16_t>(hole);
+        reach.open.flip(hole);
+        while (top > 0) {
+            const int h = stack[--top];
+            holes.set(h);
+            reach.of[static_cast<std::size_t>(h)] = static_cast<std::uint8_t>(c);
+            for (const Jump& j : jumps_[static_cast<std::size_t>(h)]) {
+                if (occupied.test(j.over) && reach.open.test(j.land)) {
+                    reach.open.flip(j.land);
+                    stack[top++] = j.land;
+                }
+            }
+        }
+        return c;
+    }
+
     // The landing hole of a long jump along `ray` over `others`, or -1: the first
     // marble on the ray at distance k+1 is jumped when the k holes beyond it are empty.
     static int long_landing(const std::vector<int>& ray, const B& others) {
@@ -155,6 +245,8 @@ private:
     bool anti_blocking_;
     B all_;
     std::vector<std::vector<std::int16_t>> neighbours_;
+    std::vector<B> next_to_;  // the same as bitboards
+    std::vector<bool> goal_high_;  // per seat: whether its goal's holes are mostly the higher
     std::vector<std::vector<Jump>> jumps_;
 };
 

@@ -116,6 +116,26 @@ public:
           seats_(tables.seats()),
           after_us_(s_.rivals),
           moves_(static_cast<std::size_t>(std::max(s_.max_depth, 0) + 1)) {
+        for (int seat = 0; seat < seats_; ++seat) {
+            std::vector<std::pair<std::int64_t, int>> by_cost;
+            for (int h = 0; h < t_.size(); ++h) by_cost.emplace_back(cost(seat, h), h);
+            std::sort(by_cost.begin(), by_cost.end());
+            Within w;
+            w.holes.emplace_back();
+            for (const auto& [c, h] : by_cost) {
+                w.costs.push_back(c);
+                w.holes.push_back(w.holes.back());
+                w.holes.back().set(h);
+            }
+            w.low = w.costs.front();
+            const std::int64_t range = w.costs.back() - w.low;
+            while ((range >> w.shift) >= 4096) ++w.shift;
+            for (std::int64_t b = 0; b <= range >> w.shift; ++b)
+                w.first.push_back(static_cast<std::size_t>(
+                    std::upper_bound(w.costs.begin(), w.costs.end(), w.low + (b << w.shift)) -
+                    w.costs.begin()));
+            within_.push_back(std::move(w));
+        }
         std::stable_sort(after_us_.begin(), after_us_.end(), [&](int a, int b) {
             return (a - s_.me + seats_) % seats_ < (b - s_.me + seats_) % seats_;
         });
@@ -171,20 +191,24 @@ private:
         std::int64_t best;
     };
 
-    // A position and whose turn it is, with its hash over the seats in play.
+    // A position's hash over the seats in play, with whose turn it is; never 0 (the
+    // table's empty slot).
+    static std::uint64_t hash_of(const Pos& p, int turn, int seats) {
+        std::uint64_t h = static_cast<std::uint64_t>(turn) * 0x9E3779B97F4A7C15ULL;
+        for (int s = 0; s < seats; ++s)
+            for (std::uint64_t w : p.m[static_cast<std::size_t>(s)].w) {
+                h ^= w + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+                h *= 0xFF51AFD7ED558CCDULL;
+            }
+        return (h ^ (h >> 33)) | 1;
+    }
+
+    // A position and whose turn it is, with its hash.
     struct Key {
         Pos pos;
         int turn;
         std::uint64_t hash;
-        Key(const Pos& p, int t, int seats) : pos(p), turn(t) {
-            std::uint64_t h = static_cast<std::uint64_t>(t) * 0x9E3779B97F4A7C15ULL;
-            for (int s = 0; s < seats; ++s)
-                for (std::uint64_t w : p.m[static_cast<std::size_t>(s)].w) {
-                    h ^= w + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
-                    h *= 0xFF51AFD7ED558CCDULL;
-                }
-            hash = h ^ (h >> 33);
-        }
+        Key(const Pos& p, int t, int seats) : pos(p), turn(t), hash(hash_of(p, t, seats)) {}
         bool operator==(const Key& o) const {
             return hash == o.hash && turn == o.turn && pos == o.pos;
         }
@@ -194,50 +218,61 @@ private:
     };
 
     // The transposition table: open addressing in a power-of-two array kept at most half
-    // full, never forgetting (the entries a map would hold, so the same moves), a probe
-    // comparing hashes before positions. Most nodes miss it, and a map's miss walked a
-    // bucket's chain behind a division.
+    // full, never forgetting (the entries a map would hold, so the same moves). Most nodes
+    // miss it, so a probe reads only the slots' hashes, 8 bytes each, until it meets an
+    // empty slot (hash 0) or its own hash: the hashes of a search fit in the cache, where
+    // whole slots (a position is 96 bytes) did not.
     class Table {
     public:
-        const Entry* find(const Key& key) const {
-            if (slots_.empty()) return nullptr;
-            for (std::size_t i = key.hash & mask_;; i = (i + 1) & mask_) {
-                const Slot& slot = slots_[i];
-                if (!slot.used) return nullptr;
-                if (slot.key == key) return &slot.entry;
-            }
+        const Entry* find(const Pos& pos, int turn, std::uint64_t hash) const {
+            if (hashes_.empty()) return nullptr;
+            const std::size_t i = place(pos, turn, hash);
+            return hashes_[i] != 0 ? &entries_[i] : nullptr;
         }
-        void put(const Key& key, const Entry& entry) {
-            if (2 * (count_ + 1) > slots_.size()) grow();
-            Slot& slot = place(key);
-            if (!slot.used) {
-                slot.used = true;
-                slot.key = key;
+        void put(const Pos& pos, int turn, std::uint64_t hash, const Entry& entry) {
+            if (2 * (count_ + 1) > hashes_.size()) grow();
+            const std::size_t i = place(pos, turn, hash);
+            if (hashes_[i] == 0) {
+                hashes_[i] = hash;
+                slots_[i] = Slot{pos, turn};
                 ++count_;
             }
-            slot.entry = entry;
+            entries_[i] = entry;
         }
 
     private:
         struct Slot {
-            bool used = false;
-            Key key{Pos{}, 0, 0};
-            Entry entry{};
+            Pos pos;
+            int turn;
         };
-        Slot& place(const Key& key) {
-            for (std::size_t i = key.hash & mask_;; i = (i + 1) & mask_) {
-                Slot& slot = slots_[i];
-                if (!slot.used || slot.key == key) return slot;
-            }
+        // The slot holding the position, or the empty slot where it would go.
+        std::size_t place(const Pos& pos, int turn, std::uint64_t hash) const {
+            std::size_t i = hash & mask_;
+            while (hashes_[i] != 0 &&
+                   !(hashes_[i] == hash && slots_[i].turn == turn && slots_[i].pos == pos))
+                i = (i + 1) & mask_;
+            return i;
         }
         void grow() {
-            std::vector<Slot> old(std::max<std::size_t>(1024, 2 * slots_.size()));
-            old.swap(slots_);
-            mask_ = slots_.size() - 1;
-            for (const Slot& slot : old)
-                if (slot.used) place(slot.key) = slot;
+            const std::size_t size = std::max<std::size_t>(1024, 2 * hashes_.size());
+            std::vector<std::uint64_t> hashes(size, 0);
+            std::vector<Slot> slots(size);
+            std::vector<Entry> entries(size);
+            hashes.swap(hashes_);
+            slots.swap(slots_);
+            entries.swap(entries_);
+            mask_ = size - 1;
+            for (std::size_t i = 0; i < hashes.size(); ++i) {
+                if (hashes[i] == 0) continue;
+                const std::size_t j = place(slots[i].pos, slots[i].turn, hashes[i]);
+                hashes_[j] = hashes[i];
+                slots_[j] = slots[i];
+                entries_[j] = entries[i];
+            }
         }
+        std::vector<std::uint64_t> hashes_;  // 0: an empty slot
         std::vector<Slot> slots_;
+        std::vector<Entry> entries_;
         std::size_t mask_ = 0, count_ = 0;
     };
 
@@ -259,15 +294,25 @@ private:
         return used_ >= s_.nodes || (s_.seconds >= 0 && Clock::now() >= stop_);
     }
     // -- moves ------------------------------------------------------------------
+    std::int64_t packed(int seat, int start, int end) const {
+        return ((cost(seat, start) - cost(seat, end) + BIAS) << 18) |
+               (std::int64_t{start} << 9) | end;
+    }
+
     // Calls ``f`` with every legal move of ``seat``, packed.
     template <class F>
     void each_packed(const Pos& p, int seat, F&& f) const {
-        B occupied;
-        for (int s = 0; s < seats_; ++s) occupied |= of(p, s);
-        const std::int64_t* c = e_.costs[static_cast<std::size_t>(seat)].data();
-        t_.each_move(of(p, seat), occupied, seat, [&](std::int16_t start, std::int16_t end) {
-            f(((c[start] - c[end] + BIAS) << 18) | (std::int64_t{start} << 9) | end);
-        });
+        t_.each_marble(
+            of(p, seat), occupied(p), seat, reach_, [&](int) { return t_.all(); },
+            [&](int start, const B& ends) {
+                ends.each([&](int end) { f(packed(seat, start, end)); });
+            });
+    }
+
+    B occupied(const Pos& p) const {
+        B all;
+        for (int s = 0; s < seats_; ++s) all |= of(p, s);
+        return all;
     }
 
     // Every legal move of ``seat`` packed, best gain first (packed moves are distinct, so
@@ -282,27 +327,51 @@ private:
 
     // Alpha-beta's moves at an inner node: ``first`` (the table's best move, or 0) if it is
     // legal, then the best by gain, ``breadth`` in all (``reply_breadth`` for the rival).
-    // Most of a node's moves are never tried, so they are only compared with the worst
-    // kept, as they are generated: none is stored or sorted.
+    // Most of a node's moves are never tried: once ``breadth`` are kept, a marble's ends
+    // that cannot gain as much as the worst kept are not even packed (the ends at most so
+    // far from the goal, one mask from ``within_``), and none is stored or sorted.
     // They go to ``kept`` (a list kept per ply, so no node allocates one).
     void ordered(const Pos& p, int seat, std::int64_t first, std::vector<std::int64_t>& kept) const {
         const std::size_t breadth =
             static_cast<std::size_t>(seat == s_.me ? s_.breadth : s_.reply_breadth);
         kept.clear();  // the best but ``first``, best first
         bool first_legal = false;
-        each_packed(p, seat, [&](std::int64_t key) {
-            if (key == first) {
-                first_legal = true;
-                return;
-            }
-            if (kept.size() == breadth && key < kept.back()) return;
-            kept.insert(std::upper_bound(kept.begin(), kept.end(), key, std::greater<>()), key);
-            if (kept.size() > breadth) kept.pop_back();
+        const int first_start = first ? move_start(first) : -1;
+        const std::int64_t* c = e_.costs[static_cast<std::size_t>(seat)].data();
+        const auto wanted = [&](int start) {
+            if (kept.size() < breadth) return t_.all();
+            B want = within(seat, c[start] - move_gain(kept.back()));
+            if (start == first_start) want.set(move_end(first));
+            return want;
+        };
+        t_.each_marble(of(p, seat), occupied(p), seat, reach_, wanted, [&](int start, const B& ends) {
+            const std::int64_t from = ((c[start] + BIAS) << 18) | (std::int64_t{start} << 9);
+            ends.each([&](int end) {
+                const std::int64_t key = from - (c[end] << 18) + end;
+                if (key == first) {
+                    first_legal = true;
+                    return;
+                }
+                if (kept.size() == breadth && key < kept.back()) return;
+                kept.insert(std::upper_bound(kept.begin(), kept.end(), key, std::greater<>()), key);
+                if (kept.size() > breadth) kept.pop_back();
+            });
         });
         if (first_legal) {
             kept.insert(kept.begin(), first);
             kept.resize(std::min(kept.size(), breadth));
         }
+    }
+
+    // The holes that cost ``seat`` at most ``most``.
+    const B& within(int seat, std::int64_t most) const {
+        const Within& w = within_[static_cast<std::size_t>(seat)];
+        if (most < w.low) return w.holes.front();
+        const auto bucket = static_cast<std::size_t>((most - w.low) >> w.shift);
+        if (bucket >= w.first.size()) return w.holes.back();
+        std::size_t n = w.first[bucket];
+        while (n < w.costs.size() && w.costs[n] <= most) ++n;
+        return w.holes[n];
     }
 
     void play(Pos& p, Sums& sums, int seat, std::int64_t move) const {
@@ -407,9 +476,9 @@ private:
         const int other = turn != s_.me ? s_.me : s_.rivals[0];
         const std::int64_t weight = weight_of(turn), other_weight = weight_of(other);
         if (depth == 0) return other_weight * value(other, sums) - weight * value(turn, sums);
-        const Key key{p, turn, seats_};
+        const std::uint64_t hash = hash_of(p, turn, seats_);
         std::int64_t first = 0;
-        if (const Entry* known = tt_.find(key)) {
+        if (const Entry* known = tt_.find(p, turn, hash)) {
             const Entry& k = *known;
             first = k.best;
             if (k.depth >= depth) {
@@ -446,7 +515,7 @@ private:
             }
         }
         const Flag flag = best <= start_alpha ? UPPER : best >= beta ? LOWER : EXACT;
-        tt_.put(key, Entry{depth, best, flag, best_move});
+        tt_.put(p, turn, hash, Entry{depth, best, flag, best_move});
         return best;
     }
 
@@ -646,6 +715,18 @@ private:
     Clock::time_point stop_{};
     Table tt_;
     std::vector<std::vector<std::int64_t>> moves_;  // alpha-beta's moves at each ply
+    mutable Reach<W> reach_;  // the move generator's chains, kept between move lists
+    // Per seat, for ordered's filter: its holes' costs in order, holes[n] the n cheapest,
+    // and first[b] how many cost at most low + b * 2^shift (at most 4,096 buckets; with
+    // the default weights one per cost).
+    struct Within {
+        std::vector<std::int64_t> costs;
+        std::vector<B> holes;
+        std::int64_t low = 0;
+        int shift = 0;
+        std::vector<std::size_t> first;
+    };
+    std::vector<Within> within_;
     std::unordered_map<Key, std::pair<Pos, Sums>, KeyHash> forecasts_;  // after the rivals' moves
 };
 
