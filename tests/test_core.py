@@ -214,6 +214,8 @@ def test_bad_pieces_get_clear_errors_from_the_capture_core() -> None:
         native.distinct("i9")
     with pytest.raises(ValueError, match="a ray leaves the board"):
         core._NATIVE.CaptureCore(2, [[[1]], [[2]]], False)
+    with pytest.raises(ValueError, match="at most 8 rays"):
+        core._NATIVE.CaptureCore(2, [[[1]] * 9, [[0]]], False)
 
 
 def native_tables(rules: RaceRules) -> Any:

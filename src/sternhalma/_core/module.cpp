@@ -236,10 +236,12 @@ private:
 void check_rays(int size, const std::vector<std::vector<std::vector<int>>>& rays) {
     if (rays.size() != static_cast<std::size_t>(size))
         throw nb::value_error("one list of rays per hole is needed");
-    for (const auto& per_hole : rays)
+    for (const auto& per_hole : rays) {
+        if (per_hole.size() > 8) throw nb::value_error("a hole has at most 8 rays");
         for (const auto& ray : per_hole)
             for (int h : ray)
                 if (h < 0 || h >= size) throw nb::value_error("a ray leaves the board");
+    }
 }
 
 std::unique_ptr<Core> make_core(int size, std::vector<std::vector<std::vector<int>>> rays,

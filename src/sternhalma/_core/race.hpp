@@ -26,6 +26,14 @@ struct Jump {
     std::int16_t land;
 };
 
+// A hole's jumps, one a direction (6 on the star, 8 on Halma's board), kept in place.
+struct Jumps {
+    std::array<Jump, 8> at{};
+    int n = 0;
+    const Jump* begin() const { return at.data(); }
+    const Jump* end() const { return at.data() + n; }
+};
+
 // The chains' components found for one move list (RaceTables::each_marble):
 // kept by the caller so that no move list allocates.
 template <int W>
@@ -74,9 +82,10 @@ public:
                         static_cast<std::int16_t>(ray[0]));
                     next_to_[static_cast<std::size_t>(h)].set(ray[0]);
                 }
-                if (ray.size() >= 2)
-                    jumps_[static_cast<std::size_t>(h)].push_back(
-                        Jump{static_cast<std::int16_t>(ray[0]), static_cast<std::int16_t>(ray[1])});
+                Jumps& jumps = jumps_[static_cast<std::size_t>(h)];
+                if (ray.size() >= 2 && jumps.n < static_cast<int>(jumps.at.size()))
+                    jumps.at[static_cast<std::size_t>(jumps.n++)] =
+                        Jump{static_cast<std::int16_t>(ray[0]), static_cast<std::int16_t>(ray[1])};
             }
         }
     }
@@ -247,7 +256,7 @@ private:
     std::vector<std::vector<std::int16_t>> neighbours_;
     std::vector<B> next_to_;  // the same as bitboards
     std::vector<bool> goal_high_;  // per seat: whether its goal's holes are mostly the higher
-    std::vector<std::vector<Jump>> jumps_;
+    std::vector<Jumps> jumps_;
 };
 
 }  // namespace sternhalma

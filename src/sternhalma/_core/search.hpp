@@ -115,6 +115,7 @@ public:
           s_(std::move(settings)),
           seats_(tables.seats()),
           after_us_(s_.rivals),
+          tt_(seats_),
           moves_(static_cast<std::size_t>(std::max(s_.max_depth, 0) + 1)) {
         for (int seat = 0; seat < seats_; ++seat) {
             std::vector<std::pair<std::int64_t, int>> by_cost;
@@ -185,10 +186,10 @@ private:
     struct OutOfTime {};
     enum Flag { EXACT, LOWER, UPPER };
     struct Entry {
-        int depth;
         std::int64_t value;
-        Flag flag;
         std::int64_t best;
+        int depth;
+        Flag flag;
     };
 
     // A position's hash over the seats in play, with whose turn it is; never 0 (the
@@ -220,10 +221,10 @@ private:
     // The transposition table: open addressing in a power-of-two array kept at most half
     // full, never forgetting (the entries a map would hold, so the same moves). Most nodes
     // miss it, so a probe reads only the slots' hashes, 8 bytes each, until it meets an
-    // empty slot (hash 0) or its own hash: the hashes of a search fit in the cache, where
-    // whole slots (a position is 96 bytes) did not.
+    // empty slot (hash 0) or its own hash; a position keeps only the seats in play.
     class Table {
     public:
+        explicit Table(int seats) : seats_(seats) {}
         const Entry* find(const Pos& pos, int turn, std::uint64_t hash) const {
             if (hashes_.empty()) return nullptr;
             const std::size_t i = place(pos, turn, hash);
@@ -234,44 +235,50 @@ private:
             const std::size_t i = place(pos, turn, hash);
             if (hashes_[i] == 0) {
                 hashes_[i] = hash;
-                slots_[i] = Slot{pos, turn};
+                turns_[i] = static_cast<std::int8_t>(turn);
+                std::copy(pos.m.begin(), pos.m.begin() + seats_, boards_.begin() + slot(i));
                 ++count_;
             }
             entries_[i] = entry;
         }
 
     private:
-        struct Slot {
-            Pos pos;
-            int turn;
-        };
+        std::size_t slot(std::size_t i) const { return i * static_cast<std::size_t>(seats_); }
         // The slot holding the position, or the empty slot where it would go.
         std::size_t place(const Pos& pos, int turn, std::uint64_t hash) const {
             std::size_t i = hash & mask_;
-            while (hashes_[i] != 0 &&
-                   !(hashes_[i] == hash && slots_[i].turn == turn && slots_[i].pos == pos))
+            while (hashes_[i] != 0 && !(hashes_[i] == hash && turns_[i] == turn &&
+                                        std::equal(pos.m.begin(), pos.m.begin() + seats_,
+                                                   boards_.begin() + slot(i))))
                 i = (i + 1) & mask_;
             return i;
         }
         void grow() {
             const std::size_t size = std::max<std::size_t>(1024, 2 * hashes_.size());
             std::vector<std::uint64_t> hashes(size, 0);
-            std::vector<Slot> slots(size);
+            std::vector<std::int8_t> turns(size);
+            std::vector<B> boards(size * static_cast<std::size_t>(seats_));
             std::vector<Entry> entries(size);
             hashes.swap(hashes_);
-            slots.swap(slots_);
+            turns.swap(turns_);
+            boards.swap(boards_);
             entries.swap(entries_);
             mask_ = size - 1;
             for (std::size_t i = 0; i < hashes.size(); ++i) {
                 if (hashes[i] == 0) continue;
-                const std::size_t j = place(slots[i].pos, slots[i].turn, hashes[i]);
+                std::size_t j = hashes[i] & mask_;
+                while (hashes_[j] != 0) j = (j + 1) & mask_;
                 hashes_[j] = hashes[i];
-                slots_[j] = slots[i];
+                turns_[j] = turns[i];
+                std::copy(boards.begin() + slot(i), boards.begin() + slot(i) + seats_,
+                          boards_.begin() + slot(j));
                 entries_[j] = entries[i];
             }
         }
+        int seats_;
         std::vector<std::uint64_t> hashes_;  // 0: an empty slot
-        std::vector<Slot> slots_;
+        std::vector<std::int8_t> turns_;
+        std::vector<B> boards_;  // seats_ a slot
         std::vector<Entry> entries_;
         std::size_t mask_ = 0, count_ = 0;
     };
@@ -352,9 +359,16 @@ private:
                     first_legal = true;
                     return;
                 }
-                if (kept.size() == breadth && key < kept.back()) return;
-                kept.insert(std::upper_bound(kept.begin(), kept.end(), key, std::greater<>()), key);
-                if (kept.size() > breadth) kept.pop_back();
+                if (kept.size() < breadth)
+                    kept.push_back(key);
+                else if (key > kept.back())
+                    kept.back() = key;
+                else
+                    return;
+                // Into its place (a few moves: no call to move memory).
+                std::size_t i = kept.size() - 1;
+                for (; i > 0 && kept[i - 1] < key; --i) kept[i] = kept[i - 1];
+                kept[i] = key;
             });
         });
         if (first_legal) {
@@ -515,7 +529,7 @@ private:
             }
         }
         const Flag flag = best <= start_alpha ? UPPER : best >= beta ? LOWER : EXACT;
-        tt_.put(p, turn, hash, Entry{depth, best, flag, best_move});
+        tt_.put(p, turn, hash, Entry{best, best_move, depth, flag});
         return best;
     }
 
