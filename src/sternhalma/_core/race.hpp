@@ -123,7 +123,8 @@ public:
 
     // The same moves as one set of ends per marble, `out(start, ends)`, only the ends in
     // `wanted(start)` (a marble wanting none is passed over): the search makes its packed
-    // moves from them, needs no order, and at most nodes only the moves that gain most.
+    // moves from them, needs no order, and at alpha-beta's inner nodes only the moves
+    // that gain most.
     // Without long jumps, marbles that can jump into the same holes share the chains'
     // search: the holes a chain can reach from a landing are the landing's component in
     // the graph of empty holes linked by a jump over a marble, found once per call. The
