@@ -301,18 +301,22 @@ private:
         return used_ >= s_.nodes || (s_.seconds >= 0 && Clock::now() >= stop_);
     }
     // -- moves ------------------------------------------------------------------
-    std::int64_t packed(int seat, int start, int end) const {
-        return ((cost(seat, start) - cost(seat, end) + BIAS) << 18) |
-               (std::int64_t{start} << 9) | end;
+    // A move packed: its gain in ``costs`` (a seat's), start and end.
+    static std::int64_t packed(const std::int64_t* costs, int start, int end) {
+        return ((costs[start] - costs[end] + BIAS) << 18) | (std::int64_t{start} << 9) | end;
+    }
+    const std::int64_t* costs(int seat) const {
+        return e_.costs[static_cast<std::size_t>(seat)].data();
     }
 
     // Calls ``f`` with every legal move of ``seat``, packed.
     template <class F>
     void each_packed(const Pos& p, int seat, F&& f) const {
+        const std::int64_t* c = costs(seat);
         t_.each_marble(
             of(p, seat), occupied(p), seat, reach_, [&](int) { return t_.all(); },
             [&](int start, const B& ends) {
-                ends.each([&](int end) { f(packed(seat, start, end)); });
+                ends.each([&](int end) { f(packed(c, start, end)); });
             });
     }
 
@@ -334,9 +338,9 @@ private:
 
     // Alpha-beta's moves at an inner node: ``first`` (the table's best move, or 0) if it is
     // legal, then the best by gain, ``breadth`` in all (``reply_breadth`` for the rival).
-    // Most of a node's moves are never tried: once ``breadth`` are kept, a marble's ends
-    // that cannot gain as much as the worst kept are not even packed (the ends at most so
-    // far from the goal, one mask from ``within_``), and none is stored or sorted.
+    // Most of a node's moves are never tried: the best ``breadth`` are kept in order as
+    // they come, and once that many are kept, a marble's ends that cannot gain as much as
+    // the worst kept are not even packed (one mask of the holes cheap enough, ``within``).
     // They go to ``kept`` (a list kept per ply, so no node allocates one).
     void ordered(const Pos& p, int seat, std::int64_t first, std::vector<std::int64_t>& kept) const {
         const std::size_t breadth =
@@ -344,7 +348,7 @@ private:
         kept.clear();  // the best but ``first``, best first
         bool first_legal = false;
         const int first_start = first ? move_start(first) : -1;
-        const std::int64_t* c = e_.costs[static_cast<std::size_t>(seat)].data();
+        const std::int64_t* c = costs(seat);
         const auto wanted = [&](int start) {
             if (kept.size() < breadth) return t_.all();
             B want = within(seat, c[start] - move_gain(kept.back()));
@@ -352,9 +356,8 @@ private:
             return want;
         };
         t_.each_marble(of(p, seat), occupied(p), seat, reach_, wanted, [&](int start, const B& ends) {
-            const std::int64_t from = ((c[start] + BIAS) << 18) | (std::int64_t{start} << 9);
             ends.each([&](int end) {
-                const std::int64_t key = from - (c[end] << 18) + end;
+                const std::int64_t key = packed(c, start, end);
                 if (key == first) {
                     first_legal = true;
                     return;
