@@ -362,7 +362,8 @@ def _walls_in(rules: RaceRules, position: Position, seat: int, move: Move) -> bo
 def _forward(rules: RaceRules, position: Position, seat: int, hole: int) -> bool:
     """Whether ``seat``'s piece on ``hole`` has a move to a higher row of its own."""
     rows = row_table(rules)[seat]
-    return any(rows[m[-1]] > rows[hole] for m in rules.moves_of(position, seat, 1 << hole))
+    ends = rules.move_ends(position.occupied, seat, 1 << hole)
+    return any(rows[end] > rows[hole] for _, end in ends)
 
 
 def _can_leave(rules: RaceRules, position: Position, seat: int, hole: int, area: int) -> bool:
@@ -373,19 +374,14 @@ def _can_leave(rules: RaceRules, position: Position, seat: int, hole: int, area:
 def _moves_out(rules: RaceRules, position: Position, seat: int, hole: int, area: int) -> int | None:
     """The fewest moves that take ``seat``'s piece on ``hole`` outside ``area`` with
     everything else standing still; None when it cannot get out."""
-    others = list(position.marbles)
-    others[seat] &= ~(1 << hole)
+    others = position.occupied & ~(1 << hole)
     seen = 1 << hole
     frontier = [hole]
     moves = 1
     while frontier:
         following = []
         for here in frontier:
-            marbles = list(others)
-            marbles[seat] |= 1 << here
-            moved = Position(rules, seat, tuple(marbles))
-            for step in rules.moves_of(moved, seat, 1 << here):
-                end = step[-1]
+            for _, end in rules.move_ends(others | 1 << here, seat, 1 << here):
                 if not area >> end & 1:
                     return moves
                 if not seen >> end & 1:
