@@ -69,10 +69,11 @@ class HardSettings:
     multi_nodes_per_second: int = 30_000
     halma_nodes_per_second: int = 9_000
     capture_nodes_per_second: int = 5_000
-    #: Two-player star races on the compiled core: the same search runs 25-40 times as
-    #: many nodes a second (bench/players.py nodes), so the allowance is this many times
-    #: the rate, leaving room for a busy server. Not with three or more players (a
-    #: deeper search there, the best-reply search of the time, lost places to Medium).
+    #: Two-player star races on the compiled core: its search runs 35-100 times as many
+    #: nodes a second as the fallback's (bench/players.py nodes), so the allowance is
+    #: this many times the rate, leaving room for a busy server. Not with three or more
+    #: players (a deeper search there, the best-reply search of the time, lost places
+    #: to Medium).
     compiled_scale: int = 12
     #: Two-player Halma on the compiled core: the allowance is this many times the rate
     #: (22,500 nodes won 15 of 20 Halma games against 9,000; a Halma node costs more).
