@@ -117,26 +117,7 @@ public:
           after_us_(s_.rivals),
           tt_(seats_),
           moves_(static_cast<std::size_t>(std::max(s_.max_depth, 0) + 1)) {
-        for (int seat = 0; seat < seats_; ++seat) {
-            std::vector<std::pair<std::int64_t, int>> by_cost;
-            for (int h = 0; h < t_.size(); ++h) by_cost.emplace_back(cost(seat, h), h);
-            std::sort(by_cost.begin(), by_cost.end());
-            Within w;
-            w.holes.emplace_back();
-            for (const auto& [c, h] : by_cost) {
-                w.costs.push_back(c);
-                w.holes.push_back(w.holes.back());
-                w.holes.back().set(h);
-            }
-            w.low = w.costs.front();
-            const std::int64_t range = w.costs.back() - w.low;
-            while ((range >> w.shift) >= 4096) ++w.shift;
-            for (std::int64_t b = 0; b <= range >> w.shift; ++b)
-                w.first.push_back(static_cast<std::size_t>(
-                    std::upper_bound(w.costs.begin(), w.costs.end(), w.low + (b << w.shift)) -
-                    w.costs.begin()));
-            within_.push_back(std::move(w));
-        }
+        for (const std::vector<std::int64_t>& cost : e_.costs) within_.push_back(Within::of(cost));
         std::stable_sort(after_us_.begin(), after_us_.end(), [&](int a, int b) {
             return (a - s_.me + seats_) % seats_ < (b - s_.me + seats_) % seats_;
         });
@@ -742,6 +723,28 @@ private:
         std::int64_t low = 0;
         int shift = 0;
         std::vector<std::size_t> first;
+
+        static Within of(const std::vector<std::int64_t>& cost) {
+            std::vector<std::pair<std::int64_t, int>> by_cost;
+            for (std::size_t h = 0; h < cost.size(); ++h)
+                by_cost.emplace_back(cost[h], static_cast<int>(h));
+            std::sort(by_cost.begin(), by_cost.end());
+            Within w;
+            w.holes.emplace_back();
+            for (const auto& [c, h] : by_cost) {
+                w.costs.push_back(c);
+                w.holes.push_back(w.holes.back());
+                w.holes.back().set(h);
+            }
+            w.low = w.costs.front();
+            const std::int64_t range = w.costs.back() - w.low;
+            while ((range >> w.shift) >= 4096) ++w.shift;
+            for (std::int64_t b = 0; b <= range >> w.shift; ++b)
+                w.first.push_back(static_cast<std::size_t>(
+                    std::upper_bound(w.costs.begin(), w.costs.end(), w.low + (b << w.shift)) -
+                    w.costs.begin()));
+            return w;
+        }
     };
     std::vector<Within> within_;
     std::unordered_map<Key, std::pair<Pos, Sums>, KeyHash> forecasts_;  // after the rivals' moves
