@@ -12,7 +12,7 @@ with no promise to choose the core's moves. Two searches:
   rival, three or more): ply by ply the best positions the allowance can carry
   go on, and before each of our moves every rival plays its one move of biggest
   gain in rows, when it has one (a racer, as Medium plays; one with several
-  stays). With three or more it plans only as far as the core's playouts play.
+  stays). With three or more it plans only ``CROWD_DEPTH`` of our moves ahead.
 
 A node is a position whose moves are listed.
 """
@@ -31,6 +31,12 @@ if TYPE_CHECKING:
     from sternhalma.players.race import RaceSearch
 
 Board = tuple[int, ...]
+
+#: The beam's plies with three or more players: a crowd changes more between our
+#: moves. 24 plies stepped where a rung was about to go away in tests/test_players.py's
+#: crowd position, 2 to 12 jumped; at 8, first in 12 of 12 classic-3 and 9 of 12
+#: classic-6 games against Medium (docs/measurements.md, the fallback's entry).
+CROWD_DEPTH = 8
 
 
 class PlainSearch:
@@ -175,12 +181,11 @@ class PlainSearch:
     # -- our moves with the rivals racing: the beam ------------------------------------------
     def _beam(self, marbles: Board, sums: Board, order: list[int]) -> int:
         """The first move of the best plan of ``beam_depth`` own moves (with three or more
-        players ``playout_moves``): the first plan that finishes wins at once; when the
+        players ``CROWD_DEPTH``): the first plan that finishes wins at once; when the
         nodes run out, the best position of the last whole ply decides."""
         search = self.search
         rivals = () if search.mode == "solo" else search.after_us
-        # A crowd changes more between our moves: plan only as far as the playouts play.
-        depth = search.playout_moves if search.mode == "playout" else search.beam_depth
+        depth = CROWD_DEPTH if search.mode == "playout" else search.beam_depth
         width = search.beam_width(depth)
         started, used = time.perf_counter(), self.limits.used
         layer: list[tuple[Board, Board, int]] = [(marbles, sums, 0)]  # (board, sums, first)
