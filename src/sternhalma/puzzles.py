@@ -301,7 +301,9 @@ def crowd_answer(rules: RaceRules, game: Game) -> tuple[int, int] | None:
 
 
 def crowd_puzzle(rules: RaceRules, ply: Ply) -> dict[str, Any] | None:
-    game = ply.game
+    # Judged as check_puzzle judges it, from the position alone: Hard's root rules read a
+    # game's history (its last move, repetitions), which a puzzle does not carry.
+    game = Game(rules, start=ply.game.position, deadline_rule=False)
     count = len(_ends(rules, game.position, game.position.turn))
     if len(game.in_play) < 3 or count < 10:
         return None
