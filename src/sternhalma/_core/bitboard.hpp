@@ -26,6 +26,15 @@ struct Bits {
         for (int k = 0; k < W; ++k) x |= w[k];
         return x != 0;
     }
+    // The lowest and the highest hole set (the board must not be empty).
+    int lowest() const {
+        for (int k = 0;; ++k)
+            if (w[k]) return k * 64 + __builtin_ctzll(w[k]);
+    }
+    int highest() const {
+        for (int k = W - 1;; --k)
+            if (w[k]) return k * 64 + 63 - __builtin_clzll(w[k]);
+    }
     int count() const {
         int n = 0;
         for (int k = 0; k < W; ++k) n += __builtin_popcountll(w[k]);

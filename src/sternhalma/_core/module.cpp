@@ -232,15 +232,23 @@ private:
     bool last_reply_;
 };
 
-// ValueError unless ``rays`` has one list per hole of a ``size``-hole board, each on it.
+// ValueError unless ``rays`` has one list per hole of a ``size``-hole board, each on it
+// and leaving its hole one way in the numbering (race.hpp's long jumps rely on it).
 void check_rays(int size, const std::vector<std::vector<std::vector<int>>>& rays) {
     if (rays.size() != static_cast<std::size_t>(size))
         throw nb::value_error("one list of rays per hole is needed");
-    for (const auto& per_hole : rays) {
+    for (int hole = 0; hole < size; ++hole) {
+        const auto& per_hole = rays[static_cast<std::size_t>(hole)];
         if (per_hole.size() > 8) throw nb::value_error("a hole has at most 8 rays");
-        for (const auto& ray : per_hole)
-            for (int h : ray)
+        for (const auto& ray : per_hole) {
+            int before = hole;
+            for (int h : ray) {
                 if (h < 0 || h >= size) throw nb::value_error("a ray leaves the board");
+                if (h == before || (h > before) != (ray[0] > hole))
+                    throw nb::value_error("a ray's holes rise or fall from its hole");
+                before = h;
+            }
+        }
     }
 }
 

@@ -56,11 +56,10 @@ public:
 
     // rays[h][d]: the holes from h outward in direction d, nearest first; owners[s]: the
     // seat whose home is seat s's goal, or -1 (RaceRules.goal_owners).
-    RaceTables(int size, std::vector<std::vector<std::vector<int>>> rays, std::vector<B> goals,
-               std::vector<B> may_end, bool long_jumps, std::vector<int> owners,
-               bool anti_blocking)
+    RaceTables(int size, const std::vector<std::vector<std::vector<int>>>& rays,
+               std::vector<B> goals, std::vector<B> may_end, bool long_jumps,
+               std::vector<int> owners, bool anti_blocking)
         : size_(size),
-          rays_(std::move(rays)),
           goals_(std::move(goals)),
           may_end_(std::move(may_end)),
           long_jumps_(long_jumps),
@@ -76,7 +75,7 @@ public:
         }
         for (int h = 0; h < size; ++h) {
             all_.set(h);
-            for (const auto& ray : rays_[static_cast<std::size_t>(h)]) {
+            for (const auto& ray : rays[static_cast<std::size_t>(h)]) {
                 if (!ray.empty()) {
                     neighbours_[static_cast<std::size_t>(h)].push_back(
                         static_cast<std::int16_t>(ray[0]));
@@ -88,6 +87,7 @@ public:
                         Jump{static_cast<std::int16_t>(ray[0]), static_cast<std::int16_t>(ray[1])};
             }
         }
+        if (long_jumps_) make_long_rays(rays);
     }
 
     int size() const { return size_; }
@@ -187,8 +187,8 @@ private:
         while (next < top) {
             const int hole = stack[next++];
             if (long_jumps_) {
-                for (const auto& ray : rays_[static_cast<std::size_t>(hole)]) {
-                    const int land = long_landing(ray, others);
+                for (const LongRay& ray : long_rays_[static_cast<std::size_t>(hole)]) {
+                    const int land = long_landing(hole, ray, others);
                     if (land >= 0 && !closed.test(land)) {
                         closed.set(land);
                         stack[top++] = static_cast<std::int16_t>(land);
@@ -231,23 +231,53 @@ private:
         return c;
     }
 
-    // The landing hole of a long jump along `ray` over `others`, or -1: the first
-    // marble on the ray at distance k+1 is jumped when the k holes beyond it are empty.
-    static int long_landing(const std::vector<int>& ray, const B& others) {
-        const std::size_t n = ray.size();
-        for (std::size_t k = 0; k < n; ++k) {
-            if (!others.test(ray[k])) continue;
-            const std::size_t far = 2 * k + 1;
-            if (far >= n) return -1;
-            for (std::size_t i = k + 1; i <= far; ++i)
-                if (others.test(ray[i])) return -1;
-            return ray[far];
+    // A hole's ray for long jumps: its holes as one board. The holes are numbered row by
+    // row, so along a ray they only rise or only fall (module.cpp checks it).
+    struct LongRay {
+        B holes;
+        bool rising;
+    };
+    struct LongRays {
+        std::array<LongRay, 8> at{};
+        int n = 0;
+        const LongRay* begin() const { return at.data(); }
+        const LongRay* end() const { return at.data() + n; }
+    };
+
+    void make_long_rays(const std::vector<std::vector<std::vector<int>>>& rays) {
+        long_rays_.resize(static_cast<std::size_t>(size_));
+        landing_.assign(static_cast<std::size_t>(size_ * size_), -1);
+        for (int h = 0; h < size_; ++h) {
+            LongRays& out = long_rays_[static_cast<std::size_t>(h)];
+            for (const auto& ray : rays[static_cast<std::size_t>(h)]) {
+                if (ray.empty()) continue;
+                LongRay& r = out.at[static_cast<std::size_t>(out.n++)];
+                r.rising = ray[0] > h;
+                for (std::size_t k = 0; k < ray.size(); ++k) {
+                    r.holes.set(ray[k]);
+                    if (2 * k + 1 < ray.size())
+                        landing_[static_cast<std::size_t>(h * size_ + ray[k])] =
+                            static_cast<std::int16_t>(ray[2 * k + 1]);
+                }
+            }
         }
-        return -1;
+    }
+
+    // The landing hole of a long jump from `from` along `ray` over `others`, or -1: the
+    // nearest marble on the ray, k+1 holes away, is jumped when the board goes on k+1
+    // holes beyond it and the next marble on the ray is farther.
+    int long_landing(int from, const LongRay& ray, const B& others) const {
+        B on = ray.holes & others;
+        if (!on.any()) return -1;
+        const int over = ray.rising ? on.lowest() : on.highest();
+        const int land = landing_[static_cast<std::size_t>(from * size_ + over)];
+        if (land < 0) return -1;
+        on.flip(over);
+        if (!on.any()) return land;
+        return (ray.rising ? on.lowest() > land : on.highest() < land) ? land : -1;
     }
 
     int size_;
-    std::vector<std::vector<std::vector<int>>> rays_;
     std::vector<B> goals_;
     std::vector<B> may_end_;
     bool long_jumps_;
@@ -258,6 +288,8 @@ private:
     std::vector<B> next_to_;  // the same as bitboards
     std::vector<bool> goal_high_;  // per seat: whether its goal's holes are mostly the higher
     std::vector<Jumps> jumps_;
+    std::vector<LongRays> long_rays_;    // with long jumps
+    std::vector<std::int16_t> landing_;  // [from * size + over]: a long jump's landing, or -1
 };
 
 }  // namespace sternhalma
