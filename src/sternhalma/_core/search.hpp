@@ -166,11 +166,13 @@ private:
     using Clock = std::chrono::steady_clock;
     struct OutOfTime {};
     enum Flag { EXACT, LOWER, UPPER };
+    static constexpr std::uint32_t NO_LIST = ~std::uint32_t{0};
     struct Entry {
         std::int64_t value;
         std::int64_t best;
-        int depth;
+        int depth;  // 0: only the position's moves are known (``list``)
         Flag flag;
+        std::uint32_t list;  // where its moves begin in ``listed_`` (``ordered``)
     };
 
     // A position's hash over the seats in play, with whose turn it is; never 0 (the
@@ -317,33 +319,45 @@ private:
         return keys;
     }
 
-    // Alpha-beta's moves at an inner node: ``first`` (the table's best move, or 0) if it is
-    // legal, then the best by gain, ``breadth`` in all (``reply_breadth`` for the rival).
-    // Most of a node's moves are never tried: the best ``breadth`` are kept in order as
-    // they come, and once that many are kept, a marble's ends that cannot gain as much as
-    // the worst kept are not even packed (one mask of the holes cheap enough, ``within``).
-    // They go to ``kept`` (a list kept per ply, so no node allocates one).
-    void ordered(const Pos& p, int seat, std::int64_t first, std::vector<std::int64_t>& kept) const {
+    // Alpha-beta's moves at an inner node: ``first`` (the table's best move here, or 0),
+    // then the best by gain, ``breadth`` in all (``reply_breadth`` for the rival), into
+    // ``kept`` (a list kept per ply, so no node allocates one). A position's best by gain
+    // are found once a search, kept from ``list`` on in ``listed_`` (NO_LIST: not yet,
+    // then set): iterative deepening and transpositions meet it again, two lists in five
+    // in classic-2.
+    void ordered(const Pos& p, int seat, std::uint32_t& list, std::int64_t first,
+                 std::vector<std::int64_t>& kept) {
         const std::size_t breadth =
             static_cast<std::size_t>(seat == s_.me ? s_.breadth : s_.reply_breadth);
-        kept.clear();  // the best but ``first``, best first
-        bool first_legal = false;
-        const int first_start = first ? move_start(first) : -1;
+        if (list == NO_LIST) {  // one more than the breadth: as many are left without ``first``
+            best_by_gain(p, seat, breadth + 1, kept);
+            list = static_cast<std::uint32_t>(listed_.size());
+            listed_.push_back(static_cast<std::int64_t>(kept.size()));
+            listed_.insert(listed_.end(), kept.begin(), kept.end());
+        }
+        const std::int64_t* moves = listed_.data() + list + 1;
+        const auto n = static_cast<std::size_t>(listed_[list]);
+        kept.clear();
+        if (first) kept.push_back(first);  // the table's best move is one of this position's
+        for (std::size_t i = 0; i < n && kept.size() < breadth; ++i)
+            if (moves[i] != first) kept.push_back(moves[i]);
+    }
+
+    // ``seat``'s ``count`` best moves by gain into ``kept``, best first. Most moves are
+    // never packed: once ``count`` are kept, a marble's ends that cannot gain as much as
+    // the worst kept are passed over (one mask of the holes cheap enough, ``within``).
+    void best_by_gain(const Pos& p, int seat, std::size_t count,
+                      std::vector<std::int64_t>& kept) const {
+        kept.clear();
         const std::int64_t* c = costs(seat);
-        const auto wanted = [&](int start) {
-            if (kept.size() < breadth) return t_.all();
-            B want = within(seat, c[start] - move_gain(kept.back()));
-            if (start == first_start) want.set(move_end(first));
-            return want;
+        const auto wanted = [&](int start) -> B {
+            if (kept.size() < count) return t_.all();
+            return within(seat, c[start] - move_gain(kept.back()));
         };
         t_.each_marble(of(p, seat), occupied(p), seat, reach_, wanted, [&](int start, const B& ends) {
             ends.each([&](int end) {
                 const std::int64_t key = packed(c, start, end);
-                if (key == first) {
-                    first_legal = true;
-                    return;
-                }
-                if (kept.size() < breadth)
+                if (kept.size() < count)
                     kept.push_back(key);
                 else if (key > kept.back())
                     kept.back() = key;
@@ -355,10 +369,6 @@ private:
                 kept[i] = key;
             });
         });
-        if (first_legal) {
-            kept.insert(kept.begin(), first);
-            kept.resize(std::min(kept.size(), breadth));
-        }
     }
 
     // The holes that cost ``seat`` at most ``most``.
@@ -476,9 +486,11 @@ private:
         if (depth == 0) return other_weight * value(other, sums) - weight * value(turn, sums);
         const std::uint64_t hash = hash_of(p, turn, seats_);
         std::int64_t first = 0;
+        std::uint32_t list = NO_LIST;
         if (const Entry* known = tt_.find(p, turn, hash)) {
             const Entry& k = *known;
             first = k.best;
+            list = k.list;
             if (k.depth >= depth) {
                 if (k.flag == EXACT) return k.value;
                 if (k.flag == LOWER)
@@ -489,7 +501,10 @@ private:
             }
         }
         std::vector<std::int64_t>& moves = moves_[static_cast<std::size_t>(ply)];
-        ordered(p, turn, first, moves);
+        const bool listed = list != NO_LIST;
+        ordered(p, turn, list, first, moves);
+        if (!listed && (depth == 1 || moves.empty()))  // the moves, for the next iteration
+            tt_.put(p, turn, hash, Entry{0, 0, 0, EXACT, list});
         if (moves.empty()) return -negamax(p, sums, other, depth - 1, -beta, -alpha, ply + 1);
         if (depth == 1)
             return frontier(p, sums, turn, moves, ply, other_weight * value(other, sums), weight);
@@ -513,7 +528,7 @@ private:
             }
         }
         const Flag flag = best <= start_alpha ? UPPER : best >= beta ? LOWER : EXACT;
-        tt_.put(p, turn, hash, Entry{best, best_move, depth, flag});
+        tt_.put(p, turn, hash, Entry{best, best_move, depth, flag, list});
         return best;
     }
 
@@ -712,6 +727,7 @@ private:
     std::uint64_t used_ = 0;
     Clock::time_point stop_{};
     Table tt_;
+    std::vector<std::int64_t> listed_;  // alpha-beta's move lists: a length, then its moves
     std::vector<std::vector<std::int64_t>> moves_;  // alpha-beta's moves at each ply
     mutable Reach<W> reach_;  // the move generator's chains, kept between move lists
     // Per seat, for ordered's filter: its holes' costs in order, holes[n] the n cheapest,
