@@ -170,9 +170,9 @@ private:
     struct Entry {
         std::int64_t value;
         std::int64_t best;
-        int depth;  // 0: only the position's moves are known (``list``)
+        int depth;
         Flag flag;
-        std::uint32_t list;  // where its moves begin in ``listed_`` (``ordered``)
+        std::uint32_t list;  // where its best moves by gain begin in ``listed_`` (``ordered``)
     };
 
     // A position's hash over the seats in play, with whose turn it is; never 0 (the
@@ -321,16 +321,18 @@ private:
 
     // Alpha-beta's moves at an inner node: ``first`` (the table's best move here, or 0),
     // then the best by gain, ``breadth`` in all (``reply_breadth`` for the rival), into
-    // ``kept`` (a list kept per ply, so no node allocates one). A position's best by gain
-    // are found once a search, kept from ``list`` on in ``listed_`` (NO_LIST: not yet,
-    // then set): iterative deepening and transpositions meet it again, two lists in five
-    // in classic-2.
-    void ordered(const Pos& p, int seat, std::uint32_t& list, std::int64_t first,
+    // ``kept`` (a list kept per ply, so no node allocates one). Where the position will
+    // have an entry in the table (``keep``: it is searched deeper than its moves), its best
+    // by gain are listed once a search, from ``list`` on in ``listed_`` (NO_LIST: not yet,
+    // then set): iterative deepening and transpositions meet it again. A position with no
+    // list has no entry, so no ``first`` either.
+    void ordered(const Pos& p, int seat, std::uint32_t& list, std::int64_t first, bool keep,
                  std::vector<std::int64_t>& kept) {
         const std::size_t breadth =
             static_cast<std::size_t>(seat == s_.me ? s_.breadth : s_.reply_breadth);
-        if (list == NO_LIST) {  // one more than the breadth: as many are left without ``first``
-            best_by_gain(p, seat, breadth + 1, kept);
+        if (list == NO_LIST) {
+            if (!keep) return best_by_gain(p, seat, breadth, kept);
+            best_by_gain(p, seat, breadth + 1, kept);  // as many are left without a ``first``
             list = static_cast<std::uint32_t>(listed_.size());
             listed_.push_back(static_cast<std::int64_t>(kept.size()));
             listed_.insert(listed_.end(), kept.begin(), kept.end());
@@ -501,10 +503,7 @@ private:
             }
         }
         std::vector<std::int64_t>& moves = moves_[static_cast<std::size_t>(ply)];
-        const bool listed = list != NO_LIST;
-        ordered(p, turn, list, first, moves);
-        if (!listed && (depth == 1 || moves.empty()))  // the moves, for the next iteration
-            tt_.put(p, turn, hash, Entry{0, 0, 0, EXACT, list});
+        ordered(p, turn, list, first, depth > 1, moves);
         if (moves.empty()) return -negamax(p, sums, other, depth - 1, -beta, -alpha, ply + 1);
         if (depth == 1)
             return frontier(p, sums, turn, moves, ply, other_weight * value(other, sums), weight);
