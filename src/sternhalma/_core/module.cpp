@@ -85,10 +85,10 @@ class CoreOf final : public Core {
 public:
     using B = Bits<W>;
 
-    CoreOf(int size, std::vector<std::vector<std::vector<int>>> rays,
+    CoreOf(int size, const std::vector<std::vector<std::vector<int>>>& rays,
            const std::vector<nb::int_>& goals, const std::vector<nb::int_>& may_end,
            bool long_jumps, bool anti_blocking, bool last_reply, std::vector<int> owners)
-        : tables_(size, std::move(rays), convert(goals, size), convert(may_end, size),
+        : tables_(size, rays, convert(goals, size), convert(may_end, size),
                   long_jumps, std::move(owners), anti_blocking),
           last_reply_(last_reply) {}
 
@@ -252,7 +252,7 @@ void check_rays(int size, const std::vector<std::vector<std::vector<int>>>& rays
     }
 }
 
-std::unique_ptr<Core> make_core(int size, std::vector<std::vector<std::vector<int>>> rays,
+std::unique_ptr<Core> make_core(int size, const std::vector<std::vector<std::vector<int>>>& rays,
                                 const std::vector<nb::int_>& goals,
                                 const std::vector<nb::int_>& may_end, bool long_jumps,
                                 bool anti_blocking, bool last_reply, std::vector<int> owners) {
@@ -270,19 +270,19 @@ std::unique_ptr<Core> make_core(int size, std::vector<std::vector<std::vector<in
     }
     check_rays(size, rays);
     if (size <= 128)
-        return std::make_unique<CoreOf<2>>(size, std::move(rays), goals, may_end, long_jumps,
+        return std::make_unique<CoreOf<2>>(size, rays, goals, may_end, long_jumps,
                                            anti_blocking, last_reply, std::move(owners));
-    return std::make_unique<CoreOf<4>>(size, std::move(rays), goals, may_end, long_jumps,
+    return std::make_unique<CoreOf<4>>(size, rays, goals, may_end, long_jumps,
                                        anti_blocking, last_reply, std::move(owners));
 }
 
 // The class Python sees: one ruleset's core behind a fixed interface.
 class RaceCore {
 public:
-    RaceCore(int size, std::vector<std::vector<std::vector<int>>> rays,
+    RaceCore(int size, const std::vector<std::vector<std::vector<int>>>& rays,
              const std::vector<nb::int_>& goals, const std::vector<nb::int_>& may_end,
              bool long_jumps, bool anti_blocking, bool last_reply, std::vector<int> owners)
-        : core_(make_core(size, std::move(rays), goals, may_end, long_jumps, anti_blocking,
+        : core_(make_core(size, rays, goals, may_end, long_jumps, anti_blocking,
                           last_reply, std::move(owners))) {}
     // Hard's search (players/race.py) for one decision; a Python signal handler's
     // exception stops it (the thinking process gives its job up).
