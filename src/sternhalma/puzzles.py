@@ -300,10 +300,15 @@ def crowd_answer(rules: RaceRules, game: Game) -> tuple[int, int] | None:
     return chosen.pop()
 
 
+def _puzzle_game(rules: RaceRules, position: Position) -> Game:
+    """The game a puzzle is judged in, by its maker and its check alike: the position
+    alone, since Hard's root rules read a game's history (its last move, repetitions),
+    which a puzzle does not carry, and no leaving deadline."""
+    return Game(rules, start=position, deadline_rule=False)
+
+
 def crowd_puzzle(rules: RaceRules, ply: Ply) -> dict[str, Any] | None:
-    # Judged as check_puzzle judges it, from the position alone: Hard's root rules read a
-    # game's history (its last move, repetitions), which a puzzle does not carry.
-    game = Game(rules, start=ply.game.position, deadline_rule=False)
+    game = _puzzle_game(rules, ply.game.position)
     count = len(_ends(rules, game.position, game.position.turn))
     if len(game.in_play) < 3 or count < 10:
         return None
@@ -391,7 +396,7 @@ def check_puzzle(puzzle: dict[str, Any]) -> None:
             raise PuzzleError(f"{ident}: the solution does not finish in {n}")
         return
     position = position_from_dict(puzzle["position"])
-    game = Game(rules, start=position, deadline_rule=False)
+    game = _puzzle_game(rules, position)
     answers = puzzle["answers"]
     names = board.names
     if kind == "chain":
