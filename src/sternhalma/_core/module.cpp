@@ -315,7 +315,7 @@ private:
 class CaptureCore {
 public:
     CaptureCore(int size, const std::vector<std::vector<std::vector<int>>>& rays, bool long_jumps)
-        : tables_(checked(size, rays), long_jumps) {
+        : tables_(size, checked(size, rays), long_jumps) {
         for (int h = 0; h < size; ++h) all_.set(h);
     }
     std::vector<std::vector<std::int16_t>> distinct(nb::handle pieces) const {

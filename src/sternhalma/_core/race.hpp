@@ -13,17 +13,13 @@
 #include <vector>
 
 #include "bitboard.hpp"
+#include "rays.hpp"
 
 namespace sternhalma {
 
 struct Move {
     std::int16_t start;
     std::int16_t end;
-};
-
-struct Jump {
-    std::int16_t over;
-    std::int16_t land;
 };
 
 // A hole's jumps, one a direction (6 on the star, 8 on Halma's board), kept in place.
@@ -67,7 +63,8 @@ public:
           anti_blocking_(anti_blocking),
           neighbours_(static_cast<std::size_t>(size)),
           next_to_(static_cast<std::size_t>(size)),
-          jumps_(static_cast<std::size_t>(size)) {
+          jumps_(static_cast<std::size_t>(size)),
+          long_jumps_at_(size, rays, true) {
         for (const B& goal : goals_) {
             long sum = 0;
             goal.each([&](int h) { sum += 2 * h - (size - 1); });
@@ -87,7 +84,6 @@ public:
                         Jump{static_cast<std::int16_t>(ray[0]), static_cast<std::int16_t>(ray[1])};
             }
         }
-        if (long_jumps_) make_long_rays(rays);
     }
 
     int size() const { return size_; }
@@ -187,8 +183,8 @@ private:
         while (next < top) {
             const int hole = stack[next++];
             if (long_jumps_) {
-                for (const LongRay& ray : long_rays_[static_cast<std::size_t>(hole)]) {
-                    const int land = long_landing(hole, ray, others);
+                for (const auto& ray : long_jumps_at_.from(hole)) {
+                    const int land = long_jumps_at_.jump(hole, ray, others).land;
                     if (land >= 0 && !closed.test(land)) {
                         closed.set(land);
                         stack[top++] = static_cast<std::int16_t>(land);
@@ -231,52 +227,6 @@ private:
         return c;
     }
 
-    // A hole's ray for long jumps: its holes as one board. The holes are numbered row by
-    // row, so along a ray they only rise or only fall (module.cpp checks it).
-    struct LongRay {
-        B holes;
-        bool rising;
-    };
-    struct LongRays {
-        std::array<LongRay, 8> at{};
-        int n = 0;
-        const LongRay* begin() const { return at.data(); }
-        const LongRay* end() const { return at.data() + n; }
-    };
-
-    void make_long_rays(const std::vector<std::vector<std::vector<int>>>& rays) {
-        long_rays_.resize(static_cast<std::size_t>(size_));
-        landing_.assign(static_cast<std::size_t>(size_ * size_), -1);
-        for (int h = 0; h < size_; ++h) {
-            LongRays& out = long_rays_[static_cast<std::size_t>(h)];
-            for (const auto& ray : rays[static_cast<std::size_t>(h)]) {
-                if (ray.empty()) continue;
-                LongRay& r = out.at[static_cast<std::size_t>(out.n++)];
-                r.rising = ray[0] > h;
-                for (std::size_t k = 0; k < ray.size(); ++k) {
-                    r.holes.set(ray[k]);
-                    if (2 * k + 1 < ray.size())
-                        landing_[static_cast<std::size_t>(h * size_ + ray[k])] =
-                            static_cast<std::int16_t>(ray[2 * k + 1]);
-                }
-            }
-        }
-    }
-
-    // The landing hole of a long jump from `from` along `ray` over `others`, or -1: the
-    // nearest marble on the ray, k+1 holes away, is jumped when the board goes on k+1
-    // holes beyond it and the next marble on the ray is farther.
-    int long_landing(int from, const LongRay& ray, const B& others) const {
-        B on = ray.holes & others;
-        if (!on.any()) return -1;
-        const int over = ray.rising ? on.lowest() : on.highest();
-        const int land = landing_[static_cast<std::size_t>(from * size_ + over)];
-        if (land < 0) return -1;
-        on.flip(over);
-        if (!on.any()) return land;
-        return (ray.rising ? on.lowest() > land : on.highest() < land) ? land : -1;
-    }
-
     int size_;
     std::vector<B> goals_;
     std::vector<B> may_end_;
@@ -288,8 +238,7 @@ private:
     std::vector<B> next_to_;  // the same as bitboards
     std::vector<bool> goal_high_;  // per seat: whether its goal's holes are mostly the higher
     std::vector<Jumps> jumps_;
-    std::vector<LongRays> long_rays_;    // with long jumps
-    std::vector<std::int16_t> landing_;  // [from * size + over]: a long jump's landing, or -1
+    RayJumps<W> long_jumps_at_;  // read with long jumps only
 };
 
 }  // namespace sternhalma
