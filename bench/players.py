@@ -10,6 +10,7 @@ as ``sternhalma match``; the figures are printed per scenario:
         --set2 nodes_per_second=80                          # 1,200 nodes a move against 4,800
     .venv/bin/python bench/players.py think --positions 10  # Hard's CPU time a move, every variant
     .venv/bin/python bench/players.py think --variant classic-2 --set2 duel.breadth=8
+    .venv/bin/python bench/players.py think-games --games 10 --jobs 2  # the same over whole games
     .venv/bin/python bench/players.py nodes --nodes 20000   # Hard's nodes a second, both cores
     .venv/bin/python bench/players.py alone --positions 7 --seed 5  # racing alone, moves to finish
 
@@ -212,6 +213,41 @@ def think(args: argparse.Namespace) -> None:
         print(f"   ratio of the means, first / second: {first / second:.2f}")
 
 
+#: The variants ``think-games`` plays by default: the issue 26 figures' own.
+THINK_GAMES = ("classic-2", "fifteen-2", "longjump-2", "halma-2", "classic-3", "classic-6")
+
+
+def think_games(args: argparse.Namespace) -> None:
+    """Hard's CPU time a move over whole games, Hard (``--set``) in every seat, at its
+    default budget (or ``--budget``, ``--nodes``): what the computer's seats cost a
+    worker, book moves, forecasts and the solo end game included, where ``think``'s
+    mid-game positions show only the dearest moves. CPU time is the process's own, so
+    ``--jobs`` and a busy machine do not count."""
+    print(f"== think-games: Hard against Hard, whole games, core: {core.NAME}")
+    for variant in args.variant or THINK_GAMES:
+        tasks = match.plan(
+            variant,
+            ("hard",),
+            args.games,
+            args.seed,
+            args.budget,
+            settings=[settings_from(args.set)],
+            nodes=args.nodes,
+        )
+        reports = match.run(tasks, args.jobs)
+        cpu = [t for report in reports for seat_cpu in report.cpu for t in seat_cpu]
+        modes = Counter(info.search for report in reports for s in report.searches for info in s)
+        shares = ", ".join(
+            f"{mode} {100 * count / len(cpu):.0f}%" for mode, count in modes.most_common()
+        )
+        print(
+            f"   {variant:12} mean {statistics.fmean(cpu):.3f} s, median "
+            f"{statistics.median(cpu):.3f} s, max {max(cpu):.3f} s over {len(cpu)} moves of "
+            f"{len(reports)} games; moves by search: {shares}",
+            flush=True,
+        )
+
+
 def nodes(args: argparse.Namespace) -> None:
     """Hard's search nodes a second: the pure-Python fallback's (players/fallback.py) and
     the compiled core's, on the same seeded mid-game positions and node allowance, in one
@@ -278,7 +314,10 @@ def alone(args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "scenarios", nargs="*", choices=[*SCENARIOS, "think", "nodes", "alone", []], default=[]
+        "scenarios",
+        nargs="*",
+        choices=[*SCENARIOS, "think", "think-games", "nodes", "alone", []],
+        default=[],
     )
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
@@ -295,6 +334,8 @@ def main() -> None:
     for name in args.scenarios or [*SCENARIOS, "think"]:
         if name == "think":
             think(args)
+        elif name == "think-games":
+            think_games(args)
         elif name == "nodes":
             nodes(args)
         elif name == "alone":

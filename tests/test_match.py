@@ -52,7 +52,9 @@ def test_a_game_report_tells_how_the_game_went() -> None:
     assert report.finished[seat] or report.ending in ("out", "limit", "repetition")
     if report.finished[seat]:
         assert report.score[seat] >= 9  # nine of its own home, or ten (anti-blocking)
-    assert all(len(times) == moves for times, moves in zip(report.times, report.moves, strict=True))
+    for per_seat in (report.times, report.cpu):
+        assert [len(t) for t in per_seat] == list(report.moves)
+        assert all(t >= 0 for seat_times in per_seat for t in seat_times)
     assert report.searches == ((), ())  # no searching level played
 
 

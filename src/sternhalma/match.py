@@ -15,6 +15,7 @@ import dataclasses
 import math
 import random
 import statistics
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, as_completed, wait
 from dataclasses import dataclass
@@ -146,6 +147,9 @@ class GameReport:
     longest: tuple[float, ...]
     #: Every move's think time in seconds, per seat.
     times: tuple[tuple[float, ...], ...]
+    #: Every move's CPU seconds (this process's time), per seat: what the thinking
+    #: costs a machine, whatever else runs on it.
+    cpu: tuple[tuple[float, ...], ...]
     #: Every search Hard made (kind, depth, nodes), per seat; empty for the other levels.
     searches: tuple[tuple[Info, ...], ...] = ()
     record: str | None = None
@@ -177,11 +181,14 @@ def play_game(task: GameTask) -> GameReport:
     players = [_player(task, seat) for seat in range(rules.players)]
     limits = [_limit(task, seat) for seat in range(rules.players)]
     times: list[list[float]] = [[] for _ in range(rules.players)]
+    cpu: list[list[float]] = [[] for _ in range(rules.players)]
     searches: list[list[Info]] = [[] for _ in range(rules.players)]
     while game.turn is not None:
         seat = game.turn
         player = players[seat]
+        began = time.process_time()
         choice = player.choose(game, limits[seat])
+        cpu[seat].append(time.process_time() - began)
         times[seat].append(choice.info.seconds)
         if isinstance(player, HardPlayer) and choice.info.search:
             searches[seat].append(choice.info)
@@ -211,6 +218,7 @@ def play_game(task: GameTask) -> GameReport:
         think=tuple(sum(t) for t in times),
         longest=tuple(max(t, default=0.0) for t in times),
         times=tuple(tuple(t) for t in times),
+        cpu=tuple(tuple(c) for c in cpu),
         searches=tuple(tuple(s) for s in searches),
         record=write_record(game, players=names) if task.record else None,
         repeated_by=repeated_by,
