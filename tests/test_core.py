@@ -265,10 +265,19 @@ def test_the_cores_search_takes_its_settings_as_one_struct_and_refuses_bad_ones(
     three = VARIANTS["classic-3"]
     assert isinstance(three, RaceRules)
     crowd = native_settings("alphabeta", rivals=[1, 2], opponents=[1, 2])
-    with pytest.raises(ValueError, match="exactly one rival"):
+    with pytest.raises(ValueError, match="alpha-beta needs exactly one rival"):
         core.native_race_core(three).search(
             native_tables(three), three.initial().marbles, crowd, order
         )
+    three_order = [pack(0, *move.key) for move in three.legal_moves(three.initial())]
+    for search in ("forecast", "playout"):  # each rival racing between our moves
+        done = core.native_race_core(three).search(
+            native_tables(three),
+            three.initial().marbles,
+            native_settings(search, rivals=[1, 2], opponents=[1, 2]),
+            three_order,
+        )
+        assert done.best in three_order and 0 < done.used <= 500
     for wrong in (7, "alphabeta"):  # the search is one of the enum's
         with pytest.raises(TypeError):
             native_settings("alphabeta", search=wrong)

@@ -500,11 +500,11 @@ def test_hard_plans_on_the_moves_of_a_rival_that_races() -> None:
     assert hard.choose(game, Limit(nodes=2_000)).info.search == "alphabeta"
 
 
-#: classic-3, white to move. White's i8 can jump over blue's i9 and its own i11 now
-#: (i8-i10-i12, +4 rows), but i9 is about to leave: jumping over j9 to k9 is blue's
-#: racing move (its only 2-row gain). White's g8 has a bigger jump, g8-g10-g12-g14 (+6),
-#: which nobody can take away.
-CROWD = position("classic-3", "white", white="i8 i11 g8 g9 g11 g13", blue="i9 j9", yellow="m12")
+#: classic-6, white to move (blue and yellow where classic-3 seats them, the others
+#: empty). White's i8 can jump over blue's i9 and its own i11 now (i8-i10-i12, +4 rows),
+#: but i9 is about to leave: jumping over j9 to k9 is blue's racing move (its only 2-row
+#: gain). White's g8 has a bigger jump, g8-g10-g12-g14 (+6), which nobody can take away.
+CROWD = position("classic-6", "white", white="i8 i11 g8 g9 g11 g13", blue="i9 j9", yellow="m12")
 
 
 def test_in_a_crowd_hard_takes_the_rung_a_racing_rival_is_about_to_take_away() -> None:
@@ -518,6 +518,21 @@ def test_in_a_crowd_hard_takes_the_rung_a_racing_rival_is_about_to_take_away() -
         move = choice.move
         assert choice.info.search == "playout"
         assert game.rules.format_move(move) == "i8-i10-i12"
+
+
+@pytest.mark.parametrize(
+    ("variant", "search"), [("classic-3", "forecast"), ("classic-6", "playout")]
+)
+def test_three_who_never_meet_head_on_race_on_each_others_racing_moves(
+    variant: str, search: str
+) -> None:
+    # Classic-3's goals are empty points: its rivals only cross our way, so Hard plans
+    # its race on their racing moves (the forecast); where seats meet head on, playouts.
+    game = Game(variant)
+    players = [MediumPlayer(seat) for seat in range(game.rules.players)]
+    while game.moves_made(0) < 6 or game.turn != 0:
+        game.play(players[game.turn].choose(game).move)
+    assert HardPlayer(0).choose(game, Limit(nodes=3_000)).info.search == search
 
 
 def test_a_setting_its_search_cannot_use_is_refused() -> None:

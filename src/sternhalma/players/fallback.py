@@ -185,7 +185,7 @@ class PlainSearch:
         nodes run out, the best position of the last whole ply decides."""
         search = self.search
         rivals = () if search.mode == "solo" else search.after_us
-        depth = CROWD_DEPTH if search.mode == "playout" else search.beam_depth
+        depth = CROWD_DEPTH if len(rivals) > 1 else search.beam_depth
         width = search.beam_width(depth)
         started, used = time.perf_counter(), self.limits.used
         layer: list[tuple[Board, Board, int]] = [(marbles, sums, 0)]  # (board, sums, first)

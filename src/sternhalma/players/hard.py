@@ -28,7 +28,13 @@ from sternhalma.players.base import DEADLINE_MARGIN, Player, careful_moves, in_c
 from sternhalma.players.capture import CaptureSearch
 from sternhalma.players.choice import Choice, Info, Limit
 from sternhalma.players.history import last_move, lead, races, repetition_result
-from sternhalma.players.race import CrowdSettings, DuelSettings, RaceSearch, SoloSettings
+from sternhalma.players.race import (
+    CrowdSettings,
+    DuelSettings,
+    RaceSearch,
+    SoloSettings,
+    head_on,
+)
 from sternhalma.players.rows import row_table
 from sternhalma.players.search import Limits
 from sternhalma.players.timeman import allowance
@@ -69,11 +75,12 @@ class HardSettings:
     multi_nodes_per_second: int = 30_000
     halma_nodes_per_second: int = 9_000
     capture_nodes_per_second: int = 5_000
-    #: Two-player star races on the compiled core: its search runs 35-100 times as many
-    #: nodes a second as the fallback's (bench/players.py nodes), so the allowance is
-    #: this many times the rate, leaving room for a busy server. Not with three or more
-    #: players (a deeper search there, the best-reply search of the time, lost places
-    #: to Medium).
+    #: Two-player star races on the compiled core, and classic-3's forecast: its search
+    #: runs 35-100 times as many nodes a second as the fallback's (bench/players.py
+    #: nodes), so the allowance is this many times the rate, leaving room for a busy
+    #: server. Not with the playouts of three or more meeting head on (a deeper search
+    #: there, the best-reply search of the time, lost places to Medium; more playouts
+    #: placed no better).
     compiled_scale: int = 12
     #: Two-player Halma on the compiled core: the allowance is this many times the rate
     #: (22,500 nodes won 15 of 20 Halma games against 9,000; a Halma node costs more).
@@ -236,18 +243,21 @@ class HardPlayer(Player):
 
 def nodes_per_second(settings: HardSettings, rules: Ruleset) -> int:
     """The nodes a second of time limit buys Hard in ``rules``' game, on this core."""
-    rate = {
+    if (
+        core.COMPILED
+        and isinstance(rules, RaceRules)
+        and (rules.players == 2 or not head_on(rules))
+    ):  # the core's alpha-beta and beam: two players, and classic-3's forecast
+        if rules.game == "halma":
+            return int(settings.halma_nodes_per_second * settings.halma_compiled_scale)
+        return settings.nodes_per_second * settings.compiled_scale
+    return {
         "halma": settings.halma_nodes_per_second,
         "capture": settings.capture_nodes_per_second,
     }.get(
         rules.game,
         settings.multi_nodes_per_second if rules.players > 2 else settings.nodes_per_second,
     )
-    if core.COMPILED and isinstance(rules, RaceRules) and rules.players == 2:
-        if rules.game == "halma":
-            return int(rate * settings.halma_compiled_scale)
-        return rate * settings.compiled_scale
-    return rate
 
 
 def race_search(

@@ -12,13 +12,15 @@ Four searches over the same evaluation (evaluate.py), chosen by the position:
 - **alpha-beta** (two players in contact): negamax with iterative deepening, a
   transposition table and moves ordered by their gain; inner nodes keep only
   the ``breadth`` most promising moves (a rival's only ``reply_breadth``).
-- **forecast** (two players, once we lead by far or the rival races): our moves
-  only, but before each of them the rival plays the move a racing player plays,
-  its biggest gain in rows (as Medium plays), so the search plans on the board
-  as it will be. Far behind, the rival's blocking can no longer win it the
-  game, and planning on its likely moves finishes sooner than guarding against
-  its worst one.
-- **playouts** (three or more in contact): our most promising options, each
+- **forecast** (two players, once we lead by far or the rival races; three
+  where nobody meets head on): our moves only, but before each of them every
+  rival plays the move a racing player plays, its biggest gain in rows (as
+  Medium plays), so the search plans on the board as it will be. Far behind,
+  the rival's blocking can no longer win it the game, and planning on its
+  likely moves finishes sooner than guarding against its worst one. In
+  classic-3 every goal is an empty point: the rivals cross our way in the
+  middle, race and never block a goal, so we race on their racing moves.
+- **playouts** (three or more meeting head on): our most promising options, each
   played out many times for a few moves, the rivals racing (which of their
   biggest gains by chance) and we playing our best move by the evaluation: a
   crowd's marbles are rungs and obstacles that move between our moves.
@@ -58,6 +60,12 @@ from sternhalma.rules.race import RaceRules
 MAX_DEPTH = 16
 
 
+def head_on(rules: RaceRules) -> bool:
+    """Whether seats meet head on: some seat's goal is another's home (every variant of
+    two, four or six seats; not classic-3, whose goals are empty points)."""
+    return any(owner is not None for owner in rules.goal_owners)
+
+
 def _at_least(settings: object, **least: int) -> None:
     """A setting below what its search can use is a mistake, not a quiet clamp."""
     for name, low in least.items():
@@ -95,7 +103,7 @@ class DuelSettings:
 
 @dataclass(frozen=True)
 class CrowdSettings:
-    """Three or more in contact: playouts, the rivals racing."""
+    """Three or more meeting head on, in contact: playouts, the rivals racing."""
 
     #: How many moves of ours a playout lasts: the rivals' racing moves foretell a
     #: crowd's next few moves, not many (classic-6 against Medium, 400 games: first in
@@ -206,7 +214,7 @@ class RaceSearch:
         if not self.rivals or self.separated(marbles):
             return "solo"
         if len(self.rivals) > 1:
-            return "playout"
+            return "playout" if head_on(self.rules) else "forecast"
         rival = self.rivals[0]
         ahead = sums[2 * rival + 1] - sums[2 * self.me + 1]  # rows to go
         if self.racing or (self.race_lead and ahead >= self.race_lead):
