@@ -64,7 +64,7 @@ public:
           neighbours_(static_cast<std::size_t>(size)),
           next_to_(static_cast<std::size_t>(size)),
           jumps_(static_cast<std::size_t>(size)),
-          long_jumps_at_(size, rays, true) {
+          long_jumps_at_(size, rays, long_jumps) {
         for (const B& goal : goals_) {
             long sum = 0;
             goal.each([&](int h) { sum += 2 * h - (size - 1); });
