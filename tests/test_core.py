@@ -264,13 +264,14 @@ def test_the_cores_search_takes_its_settings_as_one_struct_and_refuses_bad_ones(
             native.search(tables, start.marbles, native_settings("alphabeta", **fields), order)
     three = VARIANTS["classic-3"]
     assert isinstance(three, RaceRules)
-    crowd = native_settings("alphabeta", rivals=[1, 2], opponents=[1, 2])
-    with pytest.raises(ValueError, match="alpha-beta needs exactly one rival"):
-        core.native_race_core(three).search(
-            native_tables(three), three.initial().marbles, crowd, order
-        )
+    for search in ("alphabeta", "forecast"):
+        crowd = native_settings(search, rivals=[1, 2], opponents=[1, 2])
+        with pytest.raises(ValueError, match="and the forecast need exactly one rival"):
+            core.native_race_core(three).search(
+                native_tables(three), three.initial().marbles, crowd, order
+            )
     three_order = [pack(0, *move.key) for move in three.legal_moves(three.initial())]
-    for search in ("forecast", "playout"):  # each rival racing between our moves
+    for search in ("solo", "playout"):  # the rivals standing, and racing between our moves
         done = core.native_race_core(three).search(
             native_tables(three),
             three.initial().marbles,

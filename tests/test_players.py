@@ -520,14 +520,10 @@ def test_in_a_crowd_hard_takes_the_rung_a_racing_rival_is_about_to_take_away() -
         assert game.rules.format_move(move) == "i8-i10-i12"
 
 
-@pytest.mark.parametrize(
-    ("variant", "search"), [("classic-3", "forecast"), ("classic-6", "playout")]
-)
-def test_three_who_never_meet_head_on_race_on_each_others_racing_moves(
-    variant: str, search: str
-) -> None:
+@pytest.mark.parametrize(("variant", "search"), [("classic-3", "solo"), ("classic-6", "playout")])
+def test_three_who_never_meet_head_on_plan_their_own_race(variant: str, search: str) -> None:
     # Classic-3's goals are empty points: its rivals only cross our way, so Hard plans
-    # its race on their racing moves (the forecast); where seats meet head on, playouts.
+    # its own race with their marbles standing (solo); where seats meet head on, playouts.
     game = Game(variant)
     players = [MediumPlayer(seat) for seat in range(game.rules.players)]
     while game.moves_made(0) < 6 or game.turn != 0:

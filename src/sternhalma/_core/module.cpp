@@ -115,8 +115,9 @@ public:
                 throw nb::value_error("an opponent is one of the rivals");
         if (settings.search != Search::solo && settings.rivals.empty())
             throw nb::value_error("only the solo search runs without rivals");
-        if (settings.search == Search::alphabeta && settings.rivals.size() != 1)
-            throw nb::value_error("alpha-beta needs exactly one rival");
+        if ((settings.search == Search::alphabeta || settings.search == Search::forecast) &&
+            settings.rivals.size() != 1)
+            throw nb::value_error("alpha-beta and the forecast need exactly one rival");
         const std::pair<const char*, long long> counts[] = {
             {"breadth", settings.breadth},
             {"reply_breadth", settings.reply_breadth},

@@ -12,19 +12,21 @@
 //   judged without nodes of their own (frontier).
 // - Alpha-beta's inner nodes keep only the breadth most promising moves (the rival's
 //   reply_breadth): enough to see the rival block, not only race; the root every option.
-// - The forecast plans on each rival's racing move (its one biggest gain in rows, as
-//   Medium plays): far behind, or racing, a rival's blocking no longer wins it the game,
-//   and planning on its likely moves finishes sooner than guarding against its worst
-//   one; with three where nobody meets head on (classic-3), the rivals cross our way
-//   only in passing.
+// - The forecast plans on the rival's racing move (its one biggest gain in rows, as
+//   Medium plays): far behind, or racing, its blocking no longer wins it the game, and
+//   planning on its likely moves finishes sooner than guarding against its worst one.
+// - Solo plans our race alone, the rivals' marbles standing: when nobody is left to
+//   meet, and with three who never meet head on (classic-3), who cross our way only in
+//   passing.
 // - The beam (solo, forecast): ply by ply the best positions go on, each once however it
 //   was reached, so a plan looks twenty moves ahead where depth-first search on the same
 //   nodes looks five; racing needs that: a ladder pays off moves after it is built.
 // - Playouts (three or more meeting head on): the crowd's marbles are rungs and
 //   obstacles that move between our moves; playing the next moves out many times, the
 //   rivals racing (which of their biggest gains by chance) and we playing our best move
-//   by the evaluation, sees which options still pay after the others moved. Every option meets the same
-//   random numbers in its n-th playout, so the options differ by themselves, not by luck.
+//   by the evaluation, sees which options still pay after the others moved. Every
+//   option meets the same random numbers in its n-th playout, so the options differ by
+//   themselves, not by luck.
 // - Nodes decide, the clock is only a cap: the same position, seed and allowance give
 //   the same move on any machine.
 #pragma once

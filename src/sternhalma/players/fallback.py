@@ -12,7 +12,9 @@ with no promise to choose the core's moves. Two searches:
   rival, three or more): ply by ply the best positions the allowance can carry
   go on, and before each of our moves every rival plays its one move of biggest
   gain in rows, when it has one (a racer, as Medium plays; one with several
-  stays). With three or more it plans only ``CROWD_DEPTH`` of our moves ahead.
+  stays). With three or more meeting head on it plans only ``CROWD_DEPTH`` of
+  our moves ahead; in the solo search (nobody left to meet, and classic-3) the
+  rivals stand.
 
 A node is a position whose moves are listed.
 """

@@ -33,7 +33,7 @@ from sternhalma.players.race import (
     DuelSettings,
     RaceSearch,
     SoloSettings,
-    head_on,
+    crowd_meets_head_on,
 )
 from sternhalma.players.rows import row_table
 from sternhalma.players.search import Limits
@@ -243,11 +243,7 @@ class HardPlayer(Player):
 
 def nodes_per_second(settings: HardSettings, rules: Ruleset) -> int:
     """The nodes a second of time limit buys Hard in ``rules``' game, on this core."""
-    if (
-        core.COMPILED
-        and isinstance(rules, RaceRules)
-        and (rules.players == 2 or not head_on(rules))
-    ):  # the core's alpha-beta and beam: two players, and classic-3's forecast
+    if core.COMPILED and isinstance(rules, RaceRules) and not crowd_meets_head_on(rules):
         if rules.game == "halma":
             return int(settings.halma_nodes_per_second * settings.halma_compiled_scale)
         return settings.nodes_per_second * settings.compiled_scale
