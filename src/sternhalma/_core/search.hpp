@@ -544,18 +544,20 @@ private:
         }
     }
 
-    // ``seat``'s moves that gain it the most rows, in listed order (a racing player's choice).
+    // ``seat``'s moves that gain it the most rows, in the order of ``targets`` (a racing
+    // player's choice); only these few are sorted.
     std::vector<std::int64_t> racing_moves(const Pos& p, int seat) const {
         std::vector<std::int64_t> racing;
         std::int64_t most = -WIN;
-        for (std::int64_t move : targets(p, seat)) {
+        each_packed(p, seat, [&](std::int64_t move) {
             const std::int64_t gain = rows(seat, move_start(move)) - rows(seat, move_end(move));
             if (gain > most) {
                 most = gain;
                 racing.clear();
             }
             if (gain == most) racing.push_back(move);
-        }
+        });
+        std::sort(racing.begin(), racing.end(), std::greater<>());
         return racing;
     }
 
@@ -578,13 +580,47 @@ private:
     };
     struct Child {
         std::int64_t value;
-        std::uint32_t made;  // the order it was made in: ties go to the earlier
         std::uint32_t parent;
+        std::uint32_t root_order;  // at the root, the move's place in the caller's order
         std::int64_t move;
+        // Ties go to the earlier parent, then to the move a sorted list gives first: at the
+        // root the caller's order, below the bigger packed move (by gain), so a ply's move
+        // lists need no sort.
         bool operator<(const Child& o) const {
-            return value < o.value || (value == o.value && made < o.made);
+            if (value != o.value) return value < o.value;
+            if (parent != o.parent) return parent < o.parent;
+            if (root_order != o.root_order) return root_order < o.root_order;
+            return move > o.move;
         }
     };
+
+    // Puts the ``count`` best of [first, last) at its front, in order (by value, then the
+    // order a sorted move list makes them in). A counting pass over the values in buckets finds a bound under
+    // which at least ``count`` lie, one partition moves those to the front, and only they
+    // are selected among and sorted: a wide beam's children are many, and transpositions
+    // can leave the first best short, so this runs a few times a ply.
+    using Children = typename std::vector<Child>::iterator;
+    static void sort_best(Children first, Children last, std::size_t count) {
+        const auto [low_it, high_it] = std::minmax_element(
+            first, last, [](const Child& a, const Child& b) { return a.value < b.value; });
+        const std::int64_t low = low_it->value;
+        const std::uint64_t span = static_cast<std::uint64_t>(high_it->value - low);
+        constexpr int BUCKET_BITS = 10;
+        int shift = 0;
+        while ((span >> shift) >= (std::uint64_t{1} << BUCKET_BITS)) ++shift;
+        std::array<std::size_t, (std::size_t{1} << BUCKET_BITS)> counts{};
+        for (auto c = first; c != last; ++c)
+            ++counts[static_cast<std::uint64_t>(c->value - low) >> shift];
+        std::size_t total = 0, bucket = 0;
+        while ((total += counts[bucket]) < count) ++bucket;
+        const std::uint64_t bound = ((std::uint64_t{bucket} + 1) << shift) - 1;
+        const auto pool = std::partition(first, last, [&](const Child& c) {
+            return static_cast<std::uint64_t>(c.value - low) <= bound;
+        });
+        const auto best_end = first + static_cast<std::ptrdiff_t>(count);
+        std::nth_element(first, best_end, pool);
+        std::sort(first, best_end);
+    }
 
     std::int64_t beam(const Pos& p, const Sums& sums, const std::vector<std::int64_t>& order,
                       int& depth_reached) {
@@ -599,40 +635,47 @@ private:
             try {
                 for (std::size_t parent = 0; parent < layer.size(); ++parent) {
                     Planned& from = layer[parent];
-                    std::vector<std::int64_t> listed;
-                    if (ply > 0) {
+                    std::int64_t finished = 0;  // a plan that finishes wins at once
+                    const auto grow = [&](std::int64_t move, std::uint32_t root_order) {
+                        Pos after = from.pos;
+                        Sums after_sums = from.sums;
+                        play(after, after_sums, me, move);
+                        if (finishes(after, me, move)) {
+                            if (!finished) finished = from.first ? from.first : move;
+                            return;
+                        }
+                        children.push_back(Child{value(me, after_sums),
+                                                 static_cast<std::uint32_t>(parent), root_order,
+                                                 move});
+                    };
+                    if (ply == 0) {
+                        for (std::size_t i = 0; i < order.size() && !finished; ++i)
+                            grow(order[i], static_cast<std::uint32_t>(i));
+                    } else {
                         tick();
                         if (s_.search == Search::forecast) {
                             const std::pair<Pos, Sums>& board = forecast_board(from.pos, from.sums);
                             from.pos = board.first;
                             from.sums = board.second;
                         }
-                        listed = targets(from.pos, me);
+                        each_packed(from.pos, me, [&](std::int64_t move) { grow(move, 0); });
                     }
-                    for (std::int64_t move : ply == 0 ? order : listed) {
-                        Pos after = from.pos;
-                        Sums after_sums = from.sums;
-                        play(after, after_sums, me, move);
-                        if (finishes(after, me, move)) return from.first ? from.first : move;
-                        children.push_back(Child{value(me, after_sums),
-                                                 static_cast<std::uint32_t>(children.size()),
-                                                 static_cast<std::uint32_t>(parent), move});
-                    }
+                    if (finished) return finished;
                 }
             } catch (const OutOfTime&) {
                 return best;
             }
-            // The best first, in the order they were made among equals; only as many sorted
-            // as the width needs (twice it, for positions reached twice), the rest if short.
-            const std::size_t first_part = std::min(children.size(), 2 * width);
-            const auto part_end = children.begin() + static_cast<std::ptrdiff_t>(first_part);
-            std::nth_element(children.begin(), part_end, children.end());
-            std::sort(children.begin(), part_end);
+            // The best first, in the order they were made among equals; sorted only as far
+            // as the width needs, twice it at a time (positions reached twice are dropped).
             kept.clear();
             seen.clear();
-            for (std::size_t i = 0; i < children.size() && kept.size() < width; ++i) {
-                if (i == first_part)
-                    std::sort(children.begin() + static_cast<std::ptrdiff_t>(i), children.end());
+            for (std::size_t i = 0, sorted = 0; i < children.size() && kept.size() < width; ++i) {
+                if (i == sorted) {
+                    const std::size_t count = std::min(children.size() - i, 2 * width);
+                    sort_best(children.begin() + static_cast<std::ptrdiff_t>(i), children.end(),
+                              count);
+                    sorted = i + count;
+                }
                 const Child& c = children[i];
                 const Planned& from = layer[c.parent];
                 Planned next{from.pos, from.sums, from.first ? from.first : c.move};
