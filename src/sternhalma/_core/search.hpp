@@ -594,11 +594,11 @@ private:
         }
     };
 
-    // Puts the ``count`` best of [first, last) at its front, in order (by value, then the
-    // order a sorted move list makes them in). A counting pass over the values in buckets finds a bound under
-    // which at least ``count`` lie, one partition moves those to the front, and only they
-    // are selected among and sorted: a wide beam's children are many, and transpositions
-    // can leave the first best short, so this runs a few times a ply.
+    // Puts the ``count`` best of [first, last) at its front, in order (Child's). A counting
+    // pass over the values in buckets finds a bound under which at least ``count`` lie, one
+    // partition moves those to the front, and only they are selected among and sorted: a
+    // wide beam's children are many, and transpositions can leave the first best short, so
+    // this runs a few times a ply.
     using Children = typename std::vector<Child>::iterator;
     static void sort_best(Children first, Children last, std::size_t count) {
         const auto [low_it, high_it] = std::minmax_element(
@@ -665,8 +665,8 @@ private:
             } catch (const OutOfTime&) {
                 return best;
             }
-            // The best first, in the order they were made among equals; sorted only as far
-            // as the width needs, twice it at a time (positions reached twice are dropped).
+            // The best first, sorted only as far as the width needs, twice it at a time
+            // (positions reached twice are dropped).
             kept.clear();
             seen.clear();
             for (std::size_t i = 0, sorted = 0; i < children.size() && kept.size() < width; ++i) {

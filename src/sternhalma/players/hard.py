@@ -75,12 +75,12 @@ class HardSettings:
     multi_nodes_per_second: int = 30_000
     halma_nodes_per_second: int = 9_000
     capture_nodes_per_second: int = 5_000
-    #: Two-player star races on the compiled core, and classic-3's forecast: its search
-    #: runs 35-100 times as many nodes a second as the fallback's (bench/players.py
-    #: nodes), so the allowance is this many times the rate, leaving room for a busy
-    #: server. Not with the playouts of three or more meeting head on (a deeper search
-    #: there, the best-reply search of the time, lost places to Medium; more playouts
-    #: placed no better).
+    #: Two-player star races on the compiled core: its search runs 35-100 times as many
+    #: nodes a second as the fallback's (bench/players.py nodes), so the allowance is this
+    #: many times the rate, leaving room for a busy server. Not with the playouts of three
+    #: or more meeting head on (a deeper search there, the best-reply search of the time,
+    #: lost places to Medium; more playouts placed no better); classic-3's solo beam has
+    #: its own rate (``solo.crowd_nodes_per_second``).
     compiled_scale: int = 12
     #: Two-player Halma on the compiled core: the allowance is this many times the rate
     #: (22,500 nodes won 15 of 20 Halma games against 9,000; a Halma node costs more).
@@ -244,6 +244,8 @@ class HardPlayer(Player):
 def nodes_per_second(settings: HardSettings, rules: Ruleset) -> int:
     """The nodes a second of time limit buys Hard in ``rules``' game, on this core."""
     if core.COMPILED and isinstance(rules, RaceRules) and not crowd_meets_head_on(rules):
+        if rules.players > 2:  # classic-3: the solo beam
+            return settings.solo.crowd_nodes_per_second
         if rules.game == "halma":
             return int(settings.halma_nodes_per_second * settings.halma_compiled_scale)
         return settings.nodes_per_second * settings.compiled_scale

@@ -132,9 +132,14 @@ class SoloSettings:
     #: Plies the beam plans ahead, its width the node allowance allows. Racing alone
     #: from the start: 27 moves, the proven minimum, against depth-first search's 31-33.
     beam_depth: int = 24
+    #: Three or more who never meet head on (classic-3) plan with the solo beam; on the
+    #: compiled core it gets this many nodes a second of the time limit: 120,000 came
+    #: first in as many games against today's Hard in the other seats as 240,000 (133
+    #: and 134 of 200), at half the CPU (docs/measurements.md).
+    crowd_nodes_per_second: int = 120_000
 
     def __post_init__(self) -> None:
-        _at_least(self, beam_depth=1)
+        _at_least(self, beam_depth=1, crowd_nodes_per_second=1)
 
 
 class RaceSearch:
