@@ -308,7 +308,7 @@ def _sensible(game: Game, seat: int, options: list[Move]) -> list[Move]:
         return list(options)
     kept = list(options)
     if not rules.anti_blocking:
-        kept = [m for m in kept if not _walls_in(rules, game.position, seat, m)] or kept
+        kept = _leaving_a_way_out(rules, game.position, seat, kept) or kept
     return _unrepeated(game, seat, kept)
 
 
@@ -348,24 +348,36 @@ def _unrepeated(game: Game, seat: int, options: list[Move]) -> list[Move]:
     return kept
 
 
-def _walls_in(rules: RaceRules, position: Position, seat: int, move: Move) -> bool:
-    """Whether ``move`` closes the way out of our goal for a rival piece standing in it.
+def _leaving_a_way_out(
+    rules: RaceRules, position: Position, seat: int, options: list[Move]
+) -> list[Move]:
+    """The options that close no way out of our goal for a rival piece standing in it.
 
     Closed: the piece had a move forward (to a higher row of its own) and has
     none after ours, or it can no longer get out at all, however many moves it
-    makes with everything else standing still.
+    makes with everything else standing still. Our move brings no rival piece
+    into our goal, so with none there every option leaves the way out open.
     """
-    after = rules.apply_unchecked(position, move)
     goal = rules.goals[seat]
-    for rival, pieces in enumerate(after.marbles):
-        if rival == seat:
-            continue
-        for hole in bits(pieces & goal):
-            if _forward(rules, position, rival, hole) and not _forward(rules, after, rival, hole):
-                return True
-            if not _can_leave(rules, after, rival, hole, goal):
-                return True
-    return False
+    pieces = [
+        (rival, hole)
+        for rival, marbles in enumerate(position.marbles)
+        if rival != seat
+        for hole in bits(marbles & goal)
+    ]
+    if not pieces:
+        return list(options)
+    had_forward = {piece: _forward(rules, position, *piece) for piece in pieces}
+
+    def closes(move: Move) -> bool:
+        after = rules.apply_unchecked(position, move)
+        return any(
+            (had_forward[(rival, hole)] and not _forward(rules, after, rival, hole))
+            or not _can_leave(rules, after, rival, hole, goal)
+            for rival, hole in pieces
+        )
+
+    return [move for move in options if not closes(move)]
 
 
 def _forward(rules: RaceRules, position: Position, seat: int, hole: int) -> bool:
