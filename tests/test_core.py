@@ -264,20 +264,16 @@ def test_the_cores_search_takes_its_settings_as_one_struct_and_refuses_bad_ones(
             native.search(tables, start.marbles, native_settings("alphabeta", **fields), order)
     three = VARIANTS["classic-3"]
     assert isinstance(three, RaceRules)
+    three_native, three_tables = core.native_race_core(three), native_tables(three)
+    three_start = three.initial().marbles
     for search in ("alphabeta", "forecast"):
         crowd = native_settings(search, rivals=[1, 2], opponents=[1, 2])
         with pytest.raises(ValueError, match="and the forecast need exactly one rival"):
-            core.native_race_core(three).search(
-                native_tables(three), three.initial().marbles, crowd, order
-            )
+            three_native.search(three_tables, three_start, crowd, order)
     three_order = [pack(0, *move.key) for move in three.legal_moves(three.initial())]
     for search in ("solo", "playout"):  # the rivals standing, and racing between our moves
-        done = core.native_race_core(three).search(
-            native_tables(three),
-            three.initial().marbles,
-            native_settings(search, rivals=[1, 2], opponents=[1, 2]),
-            three_order,
-        )
+        crowd = native_settings(search, rivals=[1, 2], opponents=[1, 2])
+        done = three_native.search(three_tables, three_start, crowd, three_order)
         assert done.best in three_order and 0 < done.used <= 500
     for wrong in (7, "alphabeta"):  # the search is one of the enum's
         with pytest.raises(TypeError):

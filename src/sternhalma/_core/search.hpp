@@ -637,11 +637,12 @@ private:
                     Planned& from = layer[parent];
                     std::int64_t finished = 0;  // a plan that finishes wins at once
                     const auto grow = [&](std::int64_t move, std::uint32_t root_order) {
+                        if (finished) return;
                         Pos after = from.pos;
                         Sums after_sums = from.sums;
                         play(after, after_sums, me, move);
                         if (finishes(after, me, move)) {
-                            if (!finished) finished = from.first ? from.first : move;
+                            finished = from.first ? from.first : move;
                             return;
                         }
                         children.push_back(Child{value(me, after_sums),
@@ -649,7 +650,7 @@ private:
                                                  move});
                     };
                     if (ply == 0) {
-                        for (std::size_t i = 0; i < order.size() && !finished; ++i)
+                        for (std::size_t i = 0; i < order.size(); ++i)
                             grow(order[i], static_cast<std::uint32_t>(i));
                     } else {
                         tick();
