@@ -27,7 +27,7 @@ from sternhalma.players.hard import HardPlayer, HardSettings, changed_settings
 from sternhalma.records import write_record
 from sternhalma.rules import find_variant
 from sternhalma.rules.race import RaceRules
-from sternhalma.sprt import Pentanomial, Sprt
+from sternhalma.sprt import Rounds, Sprt
 
 
 class MatchError(SternhalmaError):
@@ -122,7 +122,7 @@ class GameTask:
     nodes: int | None = None
     #: Contestants by participant, when they have their own limits or settings.
     contestants: tuple[Contestant, ...] = ()
-    #: Moves played from the start before the players take over (a pair's opening).
+    #: Moves played from the start before the players take over (a round's opening).
     opening: tuple[str, ...] = ()
 
 
@@ -398,19 +398,19 @@ def standings(reports: Sequence[GameReport], levels: Sequence[str]) -> list[Stan
 
 
 # -- the sequential test ---------------------------------------------------------------
-#: Moves of a pair's opening, played at random by Easy: the same in both games of the pair,
-#: different from pair to pair, so pairs start from many positions.
-OPENING_PLIES = 4
+#: Moves of each seat in a round's opening, played at random by Easy: the same in every
+#: game of the round, different from round to round, so rounds start from many positions.
+OPENING_MOVES = 2
 
 
-def opening(variant: str, seed: int, pair: int) -> tuple[str, ...]:
-    """The opening moves of pair ``pair`` of a test with ``seed``."""
+def opening(variant: str, seed: int, round_: int) -> tuple[str, ...]:
+    """The opening moves of round ``round_`` of a test with ``seed``."""
     game = Game(variant)
     moves: list[str] = []
-    for ply in range(OPENING_PLIES):
+    for ply in range(OPENING_MOVES * game.rules.players):
         if game.turn is None:
             break
-        easy = make_player("easy", random.Random(f"opening:{seed}:{pair}:{ply}").getrandbits(31))
+        easy = make_player("easy", random.Random(f"opening:{seed}:{round_}:{ply}").getrandbits(31))
         move = easy.choose(game).move
         moves.append(game.rules.format_move(move))
         game.play(move)
@@ -426,42 +426,47 @@ def plan_sprt(
     deadline_rule: bool = True,
     nodes: int | None = None,
 ) -> GameTask:
-    """The game every pair of a sequential test repeats (its first seating, no opening);
-    MatchError unless two contestants meet in a two-player variant."""
-    rules = find_variant(variant)
-    if rules.players != 2:
-        raise MatchError(
-            f"the sequential test plays two-player variants; {rules.id} has {rules.players} seats"
-        )
+    """The game every round of a sequential test repeats (its first seating, no opening);
+    MatchError unless two contestants are named, the tested one first (the other fills
+    every other seat)."""
     if len(levels) != 2:
         raise MatchError("the sequential test needs two players, the first the one tested")
     (task,) = plan(variant, levels, 1, seed, budget, deadline_rule=deadline_rule, nodes=nodes)
     return task
 
 
-def pair_tasks(template: GameTask, pair: int) -> tuple[GameTask, GameTask]:
-    """The two games of pair ``pair`` (from 1): the same opening, the seats swapped."""
-    start = opening(template.variant, template.seed, pair)
-    return (
-        dataclasses.replace(template, number=2 * pair - 1, seating=(0, 1), opening=start),
-        dataclasses.replace(template, number=2 * pair, seating=(1, 0), opening=start),
+def round_tasks(template: GameTask, round_: int) -> tuple[GameTask, ...]:
+    """The games of round ``round_`` (from 1): one opening, the tested contestant in each
+    seat in turn (with two players a pair, the seats swapped)."""
+    start = opening(template.variant, template.seed, round_)
+    seats = len(template.seating)
+    return tuple(
+        dataclasses.replace(
+            template,
+            number=seats * (round_ - 1) + game + 1,
+            seating=tuple((seat - game) % seats for seat in range(seats)),
+            opening=start,
+        )
+        for game in range(seats)
     )
 
 
-def first_score(report: GameReport) -> float:
-    """The first contestant's score in a game: 1 first alone, 1/2 first together, else 0."""
-    winners = report.winners
-    if 0 not in winners:
-        return 0.0
-    return 1.0 if len(winners) == 1 else 0.5
+def tested_score(report: GameReport) -> float:
+    """The tested contestant's (participant 0's) score in a game: the share of the other
+    seats it placed ahead of, a shared place counting half (two players: 1 first alone,
+    1/2 first together, else 0)."""
+    me = report.places[report.seat_of(0)]
+    others = [place for seat, place in enumerate(report.places) if report.seating[seat] != 0]
+    return sum(1.0 if me < place else 0.5 if me == place else 0.0 for place in others) / len(others)
 
 
 @dataclass(frozen=True)
 class SprtState:
-    """Where a sequential test stands: its pairs, and the first contestant's games."""
+    """Where a sequential test stands: its rounds, and the tested contestant's games
+    (won: first alone; drawn: first with others; lost: not first)."""
 
     test: Sprt
-    pairs: Pentanomial = dataclasses.field(default_factory=Pentanomial)
+    rounds: Rounds = dataclasses.field(default_factory=Rounds)
     wins: int = 0
     draws: int = 0
     losses: int = 0
@@ -472,22 +477,30 @@ class SprtState:
 
     @property
     def llr(self) -> float:
-        return self.test.llr(self.pairs)
+        return self.test.llr(self.rounds)
 
     @property
     def verdict(self) -> str | None:
-        return self.test.verdict(self.pairs)
+        return self.test.verdict(self.rounds)
 
-    def add(self, first: GameReport, second: GameReport) -> SprtState:
-        """With the two games of one more pair."""
-        scores = (first_score(first), first_score(second))
+    def add(self, games: Sequence[GameReport]) -> SprtState:
+        """With the games of one more round."""
+        firsts = [len(r.winners) if 0 in r.winners else 0 for r in games]
         return dataclasses.replace(
             self,
-            pairs=self.pairs.add(*scores),
-            wins=self.wins + scores.count(1.0),
-            draws=self.draws + scores.count(0.5),
-            losses=self.losses + scores.count(0.0),
+            rounds=self.rounds.add(*(tested_score(r) for r in games)),
+            wins=self.wins + firsts.count(1),
+            draws=self.draws + sum(1 for n in firsts if n > 1),
+            losses=self.losses + firsts.count(0),
         )
+
+
+def most_rounds(template: GameTask, max_games: int) -> int:
+    """How many whole rounds ``max_games`` games hold; MatchError if not one."""
+    seats = len(template.seating)
+    if max_games < seats:
+        raise MatchError(f"a sequential test plays at least one round ({seats} games)")
+    return max_games // seats
 
 
 def run_sprt(
@@ -495,48 +508,51 @@ def run_sprt(
     test: Sprt,
     max_games: int,
     jobs: int = 1,
-    on_pair: Callable[[SprtState], None] | None = None,
+    on_round: Callable[[SprtState], None] | None = None,
 ) -> SprtState:
-    """Play pairs, ``jobs`` games at a time, until ``test`` decides or ``max_games`` are
-    played; ``on_pair`` hears the state after each pair. Pairs count as they finish."""
+    """Play rounds, ``jobs`` games at a time, until ``test`` decides or ``max_games`` are
+    played; ``on_round`` hears the state after each round. Rounds count as they finish."""
     if jobs < 1:
         raise MatchError("--jobs must be at least 1")
-    if max_games < 2:
-        raise MatchError("a sequential test plays at least one pair (2 games)")
-    most = max_games // 2
+    seats = len(template.seating)
+    most = most_rounds(template, max_games)
     state = SprtState(test)
-    halves: dict[int, GameReport] = {}
+    parts: dict[int, list[GameReport]] = {}
 
     def record(report: GameReport) -> bool:
         """Count a finished game; whether the test has decided."""
         nonlocal state
-        pair = (report.number + 1) // 2
-        other = halves.pop(pair, None)
-        if other is None:
-            halves[pair] = report
+        round_ = (report.number - 1) // seats + 1
+        games = parts.setdefault(round_, [])
+        games.append(report)
+        if len(games) < seats:
             return False
-        first, second = sorted((other, report), key=lambda r: r.number)
-        state = state.add(first, second)
-        if on_pair is not None:
-            on_pair(state)
+        del parts[round_]
+        state = state.add(sorted(games, key=lambda r: r.number))
+        if on_round is not None:
+            on_round(state)
         return state.verdict is not None
 
     if jobs == 1:
-        for pair in range(1, most + 1):
-            first, second = pair_tasks(template, pair)
-            record(play_game(first))
-            if record(play_game(second)):
+        for round_ in range(1, most + 1):
+            decided = False
+            for task in round_tasks(template, round_):
+                decided = record(play_game(task))  # True only once the round is whole
+            if decided:
                 break
         return state
     pool = ProcessPoolExecutor(max_workers=jobs)
     try:
         running: set[Future[GameReport]] = set()
+        waiting: list[GameTask] = []
         following = 1
         decided = False
         while True:
-            while not decided and following <= most and len(running) < jobs:
-                running.update(pool.submit(play_game, t) for t in pair_tasks(template, following))
-                following += 1
+            while not decided and len(running) < jobs and (waiting or following <= most):
+                if not waiting:
+                    waiting = list(round_tasks(template, following))
+                    following += 1
+                running.add(pool.submit(play_game, waiting.pop(0)))
             if not running:
                 break
             done, running = wait(running, return_when=FIRST_COMPLETED)

@@ -84,8 +84,9 @@ from sternhalma.sprt import Sprt
     type=Finite(-1000, 1000),
     default=None,
     metavar="ELO0 ELO1",
-    help="Play pairs of games (one opening, seats swapped) until the sequential test "
-    "decides between H0: the first player is ELO0 stronger and H1: ELO1 stronger.",
+    help="Play rounds of games (one opening, the first player in each seat, the second "
+    "in the others) until the sequential test decides between H0: the first player is "
+    "ELO0 stronger and H1: ELO1 stronger.",
 )
 @click.option(
     "--alpha",
@@ -127,8 +128,8 @@ def match(
 
     Participants rotate through the seats from game to game, so each moves
     first equally often. Example: --variant classic-2 --players medium,easy.
-    With --sprt, a sequential test of the first player against the second:
-    --players hard:nodes=20000,hard:nodes=5000 --sprt 0 50.
+    With --sprt, a sequential test of the first player against the second
+    (in every other seat): --players hard:nodes=20000,hard:nodes=5000 --sprt 0 50.
     """
     levels = [level for level in players_text.split(",") if level.strip()]
     if sprt is not None:
@@ -209,21 +210,25 @@ def _sprt_match(
         template = matches.plan_sprt(
             variant, levels, seed, budget, deadline_rule=deadline_rule, nodes=nodes
         )
+        matches.most_rounds(template, max_games)
         if jobs < 0:
             raise matches.MatchError("--jobs must be 0 (every core) or more")
     except SternhalmaError as error:
         fail(str(error))
         return
     first, second = (str(c) for c in template.contestants[:2])
+    seats = len(template.seating)
+    unit = "pair" if seats == 2 else "round"
     console = Console(highlight=False, soft_wrap=True)
+    against = second if seats == 2 else f"{seats - 1} × {second}"
     console.print(
-        f"SPRT {template.variant}: {escape(first)} against {escape(second)}; "
+        f"SPRT {template.variant}: {escape(first)} against {escape(against)}; "
         f"H0 {test.elo0:+g} Elo, H1 {test.elo1:+g} Elo, alpha {alpha:g}, beta {beta:g}; "
         f"LLR bounds {test.lower:.2f}, {test.upper:.2f}; at most {max_games} games"
     )
 
     def line(state: matches.SprtState) -> None:
-        console.print(f"pair {state.pairs.pairs:>4}: {_sprt_figures(state)}")
+        console.print(f"{unit} {state.rounds.played:>4}: {_sprt_figures(state)}")
 
     state = matches.run_sprt(template, test, max_games, jobs or os.cpu_count() or 1, line)
     verdict = state.verdict
@@ -232,16 +237,21 @@ def _sprt_match(
         said = f"{verdict} accepted: {first} is nearer {near:+g} than {far:+g} Elo against {second}"
     else:
         said = f"no decision within {max_games} games"
-    console.print(f"{said}, after {state.pairs.pairs} pairs: {_sprt_figures(state)}")
+    console.print(f"{said}, after {state.rounds.played} {unit}s: {_sprt_figures(state)}")
 
 
 def _sprt_figures(state: matches.SprtState) -> str:
-    """Games, W/D/L, the pairs' counts, LLR with its bounds and the Elo estimate."""
-    elo, low, high = state.pairs.elo()
-    counts = " ".join(str(c) for c in state.pairs.counts)
+    """Games, W/D/L, the pairs' counts (with more seats the mean score a game), LLR with
+    its bounds and the Elo estimate."""
+    elo, low, high = state.rounds.elo()
+    if state.games == 2 * state.rounds.played:
+        counts = " ".join(str(c) for c in state.rounds.pentanomial)
+        spread = f"pairs 0/½/1/1½/2 {counts}"
+    else:
+        spread = f"score {state.rounds.moments()[1]:.3f} a game"
     return (
         f"{state.games} games, W {state.wins} D {state.draws} L {state.losses}, "
-        f"pairs 0/½/1/1½/2 {counts}, LLR {state.llr:.2f} "
+        f"{spread}, LLR {state.llr:.2f} "
         f"({state.test.lower:.2f}, {state.test.upper:.2f}), "
         f"Elo {_elo(elo)} [{_elo(low)}, {_elo(high)}]"
     )
