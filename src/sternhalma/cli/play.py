@@ -228,7 +228,7 @@ def _sprt_match(
     )
 
     def line(state: matches.SprtState) -> None:
-        console.print(f"{unit} {state.rounds.played:>4}: {_sprt_figures(state)}")
+        console.print(f"{unit} {state.rounds.played:>4}: {_sprt_figures(state, seats)}")
 
     state = matches.run_sprt(template, test, max_games, jobs or os.cpu_count() or 1, line)
     verdict = state.verdict
@@ -237,14 +237,14 @@ def _sprt_match(
         said = f"{verdict} accepted: {first} is nearer {near:+g} than {far:+g} Elo against {second}"
     else:
         said = f"no decision within {max_games} games"
-    console.print(f"{said}, after {state.rounds.played} {unit}s: {_sprt_figures(state)}")
+    console.print(f"{said}, after {state.rounds.played} {unit}s: {_sprt_figures(state, seats)}")
 
 
-def _sprt_figures(state: matches.SprtState) -> str:
+def _sprt_figures(state: matches.SprtState, seats: int) -> str:
     """Games, W/D/L, the pairs' counts (with more seats the mean score a game), LLR with
     its bounds and the Elo estimate."""
     elo, low, high = state.rounds.elo()
-    if state.games == 2 * state.rounds.played:
+    if seats == 2:
         counts = " ".join(str(c) for c in state.rounds.pentanomial)
         spread = f"pairs 0/½/1/1½/2 {counts}"
     else:
