@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from click.testing import CliRunner, Result
 from helpers import position
 
+from sternhalma import core
 from sternhalma.cli import main
 from sternhalma.cli.play import draw_board
 from sternhalma.game import Game
@@ -58,6 +60,24 @@ def test_hint_names_a_legal_move() -> None:
     assert hint is not None
     start = find_variant("classic-2").initial()
     assert start.rules.parse_move(start, hint.group(1))
+
+
+@pytest.mark.skipif(not core.COMPILED, reason="the fallback keeps no line")
+def test_a_hint_shows_the_replies_hard_expects_and_they_are_legal_in_turn() -> None:
+    result = play("--budget", "0.2", input="l3-l5\nhint\nquit\n")
+    reply = re.search(r"black plays (\S+)", result.output)
+    hint = re.search(r"hint: (\S+); expecting (.*)", result.output)
+    assert reply is not None and hint is not None, result.output
+    game = Game("classic-2")
+    game.play("l3-l5")
+    game.play(reply.group(1))
+    game.play(hint.group(1))
+    foreseen = hint.group(2).removesuffix(" …").split(", ")
+    assert len(foreseen) >= 2
+    for step in foreseen:
+        colour, move = step.split(" ")
+        assert game.rules.seats[game.turn] == colour
+        game.play(move)
 
 
 def test_undo_takes_back_your_move_and_the_reply() -> None:

@@ -531,6 +531,52 @@ def test_three_who_never_meet_head_on_plan_their_own_race(variant: str, search: 
     assert HardPlayer(0).choose(game, Limit(nodes=3_000)).info.search == search
 
 
+def _line_game(search: str) -> tuple[Game, HardPlayer]:
+    """A game where Hard (to move) runs ``search``."""
+    from sternhalma.players.race import DuelSettings
+
+    variant = "classic-3" if search == "solo" else "classic-2"
+    game = Game(variant)
+    levels = [
+        EasyPlayer(seat) if search == "alphabeta" else MediumPlayer(seat) for seat in (0, 1, 2)
+    ]
+    while game.moves_made(0) < 9 or game.turn != 0:
+        game.play(levels[game.turn].choose(game).move)
+    # Far behind or not, in contact Hard guards against its rival (no forecast).
+    duel = DuelSettings(race_lead=0, racer_moves=0 if search == "alphabeta" else 8)
+    return game, HardPlayer(3, settings=HardSettings(duel=duel))
+
+
+@pytest.mark.skipif(not core.COMPILED, reason="the fallback keeps no line")
+@pytest.mark.parametrize("search", ["alphabeta", "forecast", "solo"])
+def test_hards_principal_line_begins_with_its_move_and_is_legal_where_played(search: str) -> None:
+    # Alpha-beta's line is both players' moves in turn; the beam's is Hard's own plan, the
+    # rivals' marbles standing (solo) or after their racing moves (the forecast).
+    from sternhalma.players.fallback import racing_move
+    from sternhalma.players.rows import row_table
+
+    game, hard = _line_game(search)
+    choice = hard.choose(game, Limit(nodes=20_000))
+    info = choice.info
+    assert info.search == search
+    assert info.line[0] == choice.move
+    assert len(info.line) >= (3 if search == "alphabeta" else 8)
+    assert len(info.line) <= info.depth + 1
+    rules = game.rules
+    marbles = list(game.position.marbles)
+    seat = 0
+    for number, move in enumerate(info.line):
+        if number and search == "forecast":
+            racing = racing_move(rules, [-row for row in row_table(rules)[1]], tuple(marbles), 1)
+            if racing is not None:
+                marbles[1] ^= (1 << racing[0]) | (1 << racing[1])
+        here = Position(rules, seat, tuple(marbles))
+        assert move in rules.moves_of(here, seat, 1 << move[0]), (number, move)
+        marbles[seat] ^= (1 << move[0]) | (1 << move[-1])
+        if search == "alphabeta":
+            seat = 1 - seat
+
+
 def test_a_setting_its_search_cannot_use_is_refused() -> None:
     from sternhalma.players.race import CrowdSettings, DuelSettings, SoloSettings
 

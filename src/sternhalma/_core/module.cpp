@@ -386,7 +386,8 @@ NB_MODULE(_native, m) {
         .def_ro("best", &SearchResult::best)
         .def_ro("depth", &SearchResult::depth)
         .def_ro("used", &SearchResult::used)
-        .def_ro("score", &SearchResult::score);
+        .def_ro("score", &SearchResult::score)
+        .def_ro("line", &SearchResult::line);
     nb::class_<RaceCore>(m, "RaceCore")
         .def(nb::init<int, std::vector<std::vector<std::vector<int>>>, const std::vector<nb::int_>&,
                       const std::vector<nb::int_>&, bool, bool, bool, std::vector<int>>(),

@@ -99,6 +99,9 @@ struct SearchResult {
     int depth = 0;           // the deepest iteration, ply of the beam or playout round done
     std::uint64_t used = 0;  // nodes
     std::int64_t score = 0;  // alpha-beta: the chosen move's value at that depth
+    // The principal line, packed moves from the chosen one on: alpha-beta's in turn (ours,
+    // the rival's, ...), the beam's our own plan; none for the playouts.
+    std::vector<std::int64_t> line;
 };
 
 template <int W>
@@ -146,7 +149,7 @@ public:
             return result;
         }
         if (s_.search != Search::alphabeta) {
-            result.best = beam(marbles, sums, order, result.depth);
+            result.best = beam(marbles, sums, order, result.depth, result.line);
             result.used = used_;
             return result;
         }
@@ -163,6 +166,7 @@ public:
             if (spent()) break;
         }
         result.used = used_;
+        result.line = principal_line(marbles, result.best, result.depth);
         return result;
     }
 
@@ -483,6 +487,26 @@ private:
         return ranked(std::move(scored));
     }
 
+    // Alpha-beta's principal line: the chosen move, then in turn each position's best move
+    // in the table, as many plies as the last whole iteration searched; it ends early at a
+    // finish, a pass, or a position the table does not hold.
+    std::vector<std::int64_t> principal_line(Pos p, std::int64_t move, int depth) const {
+        std::vector<std::int64_t> line;
+        int turn = s_.me;
+        while (static_cast<int>(line.size()) < depth && move != 0 &&
+               of(p, turn).test(move_start(move)) && !occupied(p).test(move_end(move))) {
+            line.push_back(move);
+            B& own = p.m[static_cast<std::size_t>(turn)];
+            own.flip(move_start(move));
+            own.flip(move_end(move));
+            if (finishes(p, turn, move)) break;
+            turn = turn != s_.me ? s_.me : s_.rivals[0];
+            const Entry* known = tt_.find(p, turn, hash_of(p, turn, seats_));
+            move = known != nullptr ? known->best : 0;
+        }
+        return line;
+    }
+
     // -- two players: negamax alpha-beta ----------------------------------------------
     std::int64_t negamax(const Pos& p, const Sums& sums, int turn, int depth, std::int64_t alpha,
                          std::int64_t beta, int ply) {
@@ -622,14 +646,30 @@ private:
         std::sort(first, best_end);
     }
 
+    // The plan of ``layers[depth - 1][index]``: its moves from the root on, found back
+    // through each ply's (parent, move).
+    using Trail = std::vector<std::vector<std::pair<std::uint32_t, std::int64_t>>>;
+    static std::vector<std::int64_t> plan_of(const Trail& layers, int depth, std::uint32_t index) {
+        std::vector<std::int64_t> plan(static_cast<std::size_t>(depth));
+        for (int ply = depth - 1; ply >= 0; --ply) {
+            const auto& [parent, move] = layers[static_cast<std::size_t>(ply)][index];
+            plan[static_cast<std::size_t>(ply)] = move;
+            index = parent;
+        }
+        return plan;
+    }
+
+    // The first move of the best plan (and the plan, into ``line``).
     std::int64_t beam(const Pos& p, const Sums& sums, const std::vector<std::int64_t>& order,
-                      int& depth_reached) {
+                      int& depth_reached, std::vector<std::int64_t>& line) {
         const int me = s_.me;
         const std::size_t width = static_cast<std::size_t>(s_.beam_width);
         std::vector<Planned> layer{Planned{p, sums, 0}}, kept;
         std::vector<Child> children;
         std::unordered_map<Key, char, KeyHash> seen;
+        Trail trail;  // per ply, each kept position's parent in the ply before and move
         std::int64_t best = order.front();
+        line = {best};
         for (int ply = 0; ply < s_.beam_depth; ++ply) {
             children.clear();
             try {
@@ -643,6 +683,8 @@ private:
                         play(after, after_sums, me, move);
                         if (finishes(after, me, move)) {
                             finished = from.first ? from.first : move;
+                            line = plan_of(trail, ply, static_cast<std::uint32_t>(parent));
+                            line.push_back(move);
                             return;
                         }
                         children.push_back(Child{value(me, after_sums),
@@ -670,6 +712,7 @@ private:
             // (positions reached twice are dropped).
             kept.clear();
             seen.clear();
+            auto& came = trail.emplace_back();
             for (std::size_t i = 0, sorted = 0; i < children.size() && kept.size() < width; ++i) {
                 if (i == sorted) {
                     const std::size_t count = std::min(children.size() - i, 2 * width);
@@ -681,12 +724,16 @@ private:
                 const Planned& from = layer[c.parent];
                 Planned next{from.pos, from.sums, from.first ? from.first : c.move};
                 play(next.pos, next.sums, me, c.move);
-                if (seen.emplace(Key{next.pos, 0, seats_}, 0).second) kept.push_back(next);
+                if (seen.emplace(Key{next.pos, 0, seats_}, 0).second) {
+                    kept.push_back(next);
+                    came.emplace_back(c.parent, c.move);
+                }
             }
             if (kept.empty()) return best;
             layer.swap(kept);
             best = layer.front().first;
             depth_reached = ply + 1;
+            line = plan_of(trail, depth_reached, 0);
         }
         return best;
     }

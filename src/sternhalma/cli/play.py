@@ -22,7 +22,7 @@ from sternhalma.cli.values import SEED, Finite, count, seconds
 from sternhalma.errors import SternhalmaError, shown
 from sternhalma.game import Game
 from sternhalma.notation import position_from_json
-from sternhalma.players import LEVELS, Limit, make_player
+from sternhalma.players import LEVELS, Choice, Limit, make_player
 from sternhalma.position import Move, Position
 from sternhalma.rules import VARIANTS, find_variant
 from sternhalma.rules.race import RaceRules
@@ -359,7 +359,7 @@ PIECE = ("●", "bold cyan")
 HELP = """Type a move as the path of holes joined by '-': a step like l2-l3, or a jump
 chain like m1-m3-k5 (capture: i7-i9-g11). Commands:
   moves   list your legal moves
-  hint    the move Hard would play
+  hint    the move Hard would play, and what it foresees
   undo    take back your last move (and the computer's replies)
   board   draw the board again
   help    this text
@@ -424,6 +424,30 @@ def _standing_line(game: Game) -> str:
     else:
         parts = [f"{c} {position.captured[s]} captured" for s, c in enumerate(rules.seats)]
     return " · ".join(parts)
+
+
+#: How many moves of Hard's line a hint shows after its move.
+HINT_LINE = 6
+
+
+def hint_text(game: Game, choice: Choice) -> str:
+    """The hint and what Hard foresees, where its search keeps a line: in contact the
+    replies it expects and its moves between them, else its plan of the player's moves."""
+    rules = game.rules
+    text = f"hint: {rules.format_move(choice.move)}"
+    line = choice.info.line
+    after = [rules.format_move(move) for move in line[1 : 1 + HINT_LINE]]
+    if not after:
+        return text
+    more = " …" if len(line) > 1 + HINT_LINE else ""
+    if choice.info.search == "alphabeta":
+        you = game.turn
+        assert you is not None
+        rival = next(seat for seat in game.in_play if seat != you)
+        movers = [rules.seats[rival if n % 2 == 0 else you] for n in range(len(after))]
+        steps = ", ".join(f"{mover} {move}" for mover, move in zip(movers, after, strict=True))
+        return f"{text}; expecting {steps}{more}"
+    return f"{text}; a plan of {len(line)} moves, then {' '.join(after)}{more}"
 
 
 @click.command()
@@ -539,8 +563,7 @@ def play(
             each = " (one path for each result)" if rules.moves_by_path else ""
             console.print(f"{len(texts)} moves{each}: " + "  ".join(texts))
         elif word == "hint":
-            hint = adviser.choose(game, Limit(budget)).move
-            console.print(f"hint: {rules.format_move(hint)}")
+            console.print(hint_text(game, adviser.choose(game, Limit(budget))))
         elif word == "undo":
             last = _undo(game, you, console)
             show = True

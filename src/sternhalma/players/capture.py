@@ -53,6 +53,8 @@ class CaptureSearch:
         #: The chosen move's value at the deepest finished search (our capture lead, or
         #: about WIN for a game won), None before one finished.
         self.score: int | None = None
+        #: The principal line (Info.line): the capture search keeps none.
+        self.line: tuple[Move, ...] = ()
 
     def choose(self, position: Position, options: list[Move]) -> Move:
         order = sorted(options, key=len, reverse=True)

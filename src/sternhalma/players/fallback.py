@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from sternhalma.players.evaluate import BIAS, HOLE, WIN, pack, unpack
@@ -31,6 +32,7 @@ from sternhalma.position import Position
 
 if TYPE_CHECKING:
     from sternhalma.players.race import RaceSearch
+    from sternhalma.rules.race import RaceRules
 
 Board = tuple[int, ...]
 
@@ -234,16 +236,35 @@ class PlainSearch:
         return best
 
     def _racing(self, marbles: Board, sums: Board, seat: int) -> tuple[Board, Board]:
-        """The board after ``seat`` plays its one move of biggest gain in rows; as it
-        was when it has several such moves, or none. Listing its moves is a node."""
+        """The board after ``seat`` plays its racing move (``racing_move``); as it was
+        when it has none. Listing its moves is a node."""
         self.limits.tick()
-        rows = self.evaluation.to_go[seat]
-        gains: dict[int, list[int]] = {}
-        for move in self.moves(marbles, seat):
-            start, end = unpack(move)
-            gains.setdefault(rows[start] - rows[end], []).append(move)
-        racing = gains[max(gains)] if gains else []
-        return self.play(marbles, sums, seat, racing[0]) if len(racing) == 1 else (marbles, sums)
+        racing = racing_move(self.rules, self.evaluation.to_go[seat], marbles, seat)
+        if racing is None:
+            return marbles, sums
+        start, end = racing
+        cost = self.evaluation.costs[seat]
+        return self.play(marbles, sums, seat, pack(cost[start] - cost[end], start, end))
+
+
+def racing_move(
+    rules: RaceRules, rows: Sequence[int], marbles: Sequence[int], seat: int
+) -> tuple[int, int] | None:
+    """``seat``'s one move of biggest gain in ``rows`` (its rows to go), as a racing
+    player (Medium) plays; None when it has several such moves, or none: the forecast
+    does not guess, that rival stays."""
+    occupied = 0
+    for board in marbles:
+        occupied |= board
+    most: int | None = None
+    racing: list[tuple[int, int]] = []
+    for start, end in rules.move_ends(occupied, seat, marbles[seat]):
+        gain = rows[start] - rows[end]
+        if most is None or gain > most:
+            most, racing = gain, []
+        if gain == most:
+            racing.append((start, end))
+    return racing[0] if len(racing) == 1 else None
 
 
 def _moved(marbles: Board, seat: int, move: int) -> Board:

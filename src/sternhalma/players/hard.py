@@ -237,7 +237,14 @@ class HardPlayer(Player):
             )
         move = search.choose(game.position, options)
         return Choice(
-            move, Info(search.mode, search.depth_reached, limits.used, score=search.score)
+            move,
+            Info(
+                search.mode,
+                search.depth_reached,
+                limits.used,
+                score=search.score,
+                line=search.line,
+            ),
         )
 
 

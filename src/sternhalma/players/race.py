@@ -52,8 +52,9 @@ from sternhalma.players.evaluate import (
     RaceWeights,
     pack,
     race_evaluation,
+    unpack,
 )
-from sternhalma.players.fallback import PlainSearch
+from sternhalma.players.fallback import PlainSearch, racing_move
 from sternhalma.players.rows import row_table
 from sternhalma.players.search import Limits
 from sternhalma.position import Move, Position
@@ -201,6 +202,9 @@ class RaceSearch:
         self.depth_reached = 0
         self.mode = ""
         self.score: int | None = None
+        #: The principal line (Info.line), on the compiled core: alpha-beta's moves in
+        #: turn, the beam's plan of our own moves; none for the playouts and the fallback.
+        self.line: tuple[Move, ...] = ()
 
     # -- the decision ----------------------------------------------------------
     def choose(self, position: Position, options: list[Move]) -> Move:
@@ -272,8 +276,36 @@ class RaceSearch:
         self.depth_reached = result.depth
         if self.mode == "alphabeta" and result.depth:
             self.score = result.score
+        self.line = self._moves_of_line(marbles, result.line)
         self.limits.used += result.used
         return result.best
+
+    def _moves_of_line(self, marbles: tuple[int, ...], line: Sequence[int]) -> tuple[Move, ...]:
+        """The core's packed line as moves with their paths. Alpha-beta's alternate with
+        the rival's; the beam's are ours, in the forecast each on the board the rivals'
+        racing moves before it make (fallback.racing_move, the core's rule). It ends at a
+        move not legal there."""
+        board = list(marbles)
+        seat = self.me
+        moves: list[Move] = []
+        for key in line:
+            if moves and self.mode == "forecast":
+                for rival in self.after_us:
+                    racing = racing_move(self.rules, self.evaluation.to_go[rival], board, rival)
+                    if racing is not None:
+                        board[rival] ^= (1 << racing[0]) | (1 << racing[1])
+            start, end = unpack(key)
+            position = Position(self.rules, seat, tuple(board))
+            move = next(
+                (m for m in self.rules.moves_of(position, seat, 1 << start) if m[-1] == end), None
+            )
+            if move is None:
+                break
+            moves.append(move)
+            board[seat] ^= (1 << start) | (1 << end)
+            if self.mode == "alphabeta":
+                seat = self.rivals[0] if seat == self.me else self.me
+        return tuple(moves)
 
     def separated(self, marbles: tuple[int, ...]) -> bool:
         """Whether every rival marble is behind every marble of ours (in our rows)."""
