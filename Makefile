@@ -79,3 +79,4 @@ test: lint browser services sanitize pure
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache node_modules src/sternhalma/web/pyodide
+	git worktree prune 2>/dev/null || true  # bench/same_choices.py's checkouts were under build/

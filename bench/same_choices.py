@@ -7,10 +7,11 @@ list says where, and a sequential test (``sternhalma match --sprt``) has to deci
     .venv/bin/python bench/same_choices.py --commit HEAD~3 --variant classic-2 --games 2
 
 The commit is checked out beside the project (``build/commits/<commit>``, a git
-worktree) and its compiled core built there with cmake; both sides must run on a
-compiled core. Each side chooses in a child process of this Python, the commit's side
-with the commit's sources first on the path, and either engine API (``choose(game,
-Limit)``, or the older ``choose(game, budget)`` with ``nodes``).
+worktree, kept for the next run until ``git worktree remove`` takes it away) and its
+compiled core built there with cmake; both sides must run on a compiled core. Each side
+chooses in a child process of this Python, the commit's side with the commit's sources
+first on the path, and either engine API (``choose(game, Limit)``, or the older
+``choose(game, budget)`` with ``nodes``).
 
 The positions of a variant: ``--positions`` seeded mid-game positions
 (``benchmark.sample_positions``, the same in every version), and every position of
@@ -184,6 +185,8 @@ def main() -> None:
         total_same += same
         total += same + differ
     print(f"{'in all':>10}: {total_same} of {total} the same")
+    print(f"   {args.commit}'s checkout and build stay in {tree} for the next run;")
+    print(f"   `git worktree remove --force {tree}` removes them")
 
 
 if __name__ == "__main__":
