@@ -53,9 +53,9 @@ class SoloMoves:
 
     def path(self, own: int, start: int, end: int) -> Move:
         """The move from hole ``start`` to hole ``end`` with its path (a shortest one)."""
-        for move in self.rules.moves_of(self._position(own), self.seat, 1 << start):
-            if move[-1] == end:
-                return move
+        move = self.rules.path(self._position(own), self.seat, start, end)
+        if move is not None:
+            return move
         names = self.rules.board.names
         raise ValueError(f"{names[start]}-{names[end]} is not a move here")
 

@@ -295,10 +295,7 @@ class RaceSearch:
                     if racing is not None:
                         board[rival] ^= (1 << racing[0]) | (1 << racing[1])
             start, end = unpack(key)
-            position = Position(self.rules, seat, tuple(board))
-            move = next(
-                (m for m in self.rules.moves_of(position, seat, 1 << start) if m[-1] == end), None
-            )
+            move = self.rules.path(Position(self.rules, seat, tuple(board)), seat, start, end)
             if move is None:
                 break
             moves.append(move)

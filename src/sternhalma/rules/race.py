@@ -100,6 +100,11 @@ class RaceRules(Ruleset):
         each with a shortest path."""
         return self._moves(position.occupied, seat, marbles, paths=True)
 
+    def path(self, position: Position, seat: int, start: int, end: int) -> Move | None:
+        """``seat``'s move from hole ``start`` to hole ``end`` with a shortest path, or None
+        when there is none: the searches keep only a move's two ends."""
+        return next((m for m in self.moves_of(position, seat, 1 << start) if m[-1] == end), None)
+
     def move_ends(self, occupied: int, seat: int, marbles: int) -> list[tuple[int, int]]:
         """(start, end) of the same moves, in the same order, without their paths: what
         a search needs. ``occupied``: every marble on the board."""
