@@ -597,10 +597,9 @@ private:
     }
 
     // -- the beam: our moves, planned breadth-first ------------------------------------------
-    struct Planned {
+    struct Planned {  // a beam position; its plan is found back through the trail
         Pos pos;
         Sums sums;
-        std::int64_t first;
     };
     struct Child {
         std::int64_t value;
@@ -664,25 +663,24 @@ private:
                       int& depth_reached, std::vector<std::int64_t>& line) {
         const int me = s_.me;
         const std::size_t width = static_cast<std::size_t>(s_.beam_width);
-        std::vector<Planned> layer{Planned{p, sums, 0}}, kept;
+        std::vector<Planned> layer{Planned{p, sums}}, kept;
         std::vector<Child> children;
         std::unordered_map<Key, char, KeyHash> seen;
         Trail trail;  // per ply, each kept position's parent in the ply before and move
-        std::int64_t best = order.front();
-        line = {best};
+        line = {order.front()};  // the best plan so far; its first move is the choice
         for (int ply = 0; ply < s_.beam_depth; ++ply) {
             children.clear();
             try {
                 for (std::size_t parent = 0; parent < layer.size(); ++parent) {
                     Planned& from = layer[parent];
-                    std::int64_t finished = 0;  // a plan that finishes wins at once
+                    bool finished = false;  // a plan that finishes wins at once
                     const auto grow = [&](std::int64_t move, std::uint32_t root_order) {
                         if (finished) return;
                         Pos after = from.pos;
                         Sums after_sums = from.sums;
                         play(after, after_sums, me, move);
                         if (finishes(after, me, move)) {
-                            finished = from.first ? from.first : move;
+                            finished = true;
                             line = plan_of(trail, ply, static_cast<std::uint32_t>(parent));
                             line.push_back(move);
                             return;
@@ -703,10 +701,10 @@ private:
                         }
                         each_packed(from.pos, me, [&](std::int64_t move) { grow(move, 0); });
                     }
-                    if (finished) return finished;
+                    if (finished) return line.front();
                 }
             } catch (const OutOfTime&) {
-                return best;
+                return line.front();
             }
             // The best first, sorted only as far as the width needs, twice it at a time
             // (positions reached twice are dropped).
@@ -722,20 +720,19 @@ private:
                 }
                 const Child& c = children[i];
                 const Planned& from = layer[c.parent];
-                Planned next{from.pos, from.sums, from.first ? from.first : c.move};
+                Planned next{from.pos, from.sums};
                 play(next.pos, next.sums, me, c.move);
                 if (seen.emplace(Key{next.pos, 0, seats_}, 0).second) {
                     kept.push_back(next);
                     came.emplace_back(c.parent, c.move);
                 }
             }
-            if (kept.empty()) return best;
+            if (kept.empty()) return line.front();
             layer.swap(kept);
-            best = layer.front().first;
             depth_reached = ply + 1;
             line = plan_of(trail, depth_reached, 0);
         }
-        return best;
+        return line.front();
     }
 
     // -- playouts: three or more, the rivals racing -------------------------------------------
