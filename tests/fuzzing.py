@@ -305,7 +305,18 @@ def record_texts(draw: st.DrawFn) -> str:
 
 
 # -- the checks ---------------------------------------------------------------------------------
-SOCKET_REPLIES = {"event", "error", "welcome", "look", "seated", "confirm", "sync", "presence"}
+#: What the table socket may send back (docs/protocol.md), "chat-history" after a `leave`.
+SOCKET_REPLIES = {
+    "event",
+    "error",
+    "welcome",
+    "look",
+    "seated",
+    "confirm",
+    "sync",
+    "presence",
+    "chat-history",
+}
 
 
 class LoudLog(logging.Handler):
