@@ -547,16 +547,23 @@ def _line_game(search: str) -> tuple[Game, HardPlayer]:
     return game, HardPlayer(3, settings=HardSettings(duel=duel))
 
 
-@pytest.mark.skipif(not core.COMPILED, reason="the fallback keeps no line")
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "fallback"])
 @pytest.mark.parametrize("search", ["alphabeta", "forecast", "solo"])
-def test_hards_principal_line_begins_with_its_move_and_is_legal_where_played(search: str) -> None:
+def test_hards_principal_line_begins_with_its_move_and_is_legal_where_played(
+    search: str, compiled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Alpha-beta's line is both players' moves in turn; the beam's is Hard's own plan, the
-    # rivals' marbles standing (solo) or after their racing moves (the forecast).
+    # rivals' marbles standing (solo) or after their racing moves (the forecast). The
+    # compiled core and the fallback keep it alike.
     from sternhalma.players.fallback import racing_move
     from sternhalma.players.rows import row_table
 
+    if compiled and not core.COMPILED:
+        pytest.skip("no compiled core here")
+    if not compiled:
+        monkeypatch.setattr(core, "native_race_core", lambda rules: None)
     game, hard = _line_game(search)
-    choice = hard.choose(game, Limit(nodes=20_000))
+    choice = hard.choose(game, Limit(nodes=20_000 if compiled else 4_000))
     info = choice.info
     assert info.search == search
     assert info.line[0] == choice.move

@@ -7,16 +7,20 @@ with no promise to choose the core's moves. Two searches:
 
 - **alpha-beta** (two players in contact): negamax with iterative deepening,
   the root's moves ordered by the last iteration, the ``breadth`` moves of
-  biggest gain at inner nodes (a rival's ``reply_breadth``); no table.
+  biggest gain at inner nodes (a rival's ``reply_breadth``); no table. Each node
+  keeps the line below its best move, so the root's is the principal line.
 - **a beam over our own moves** (everything else: alone, far ahead, a racing
   rival, three or more): ply by ply the best positions the allowance can carry
   go on, and before each of our moves every rival plays its one move of biggest
   gain in rows, when it has one (a racer, as Medium plays; one with several
   stays). With three or more meeting head on it plans only ``CROWD_DEPTH`` of
   our moves ahead; in the solo search (nobody left to meet, and classic-3) the
-  rivals stand.
+  rivals stand. Each position keeps the move that made it and the position it
+  came from, so the best plan is read back from where it ended.
 
-A node is a position whose moves are listed.
+A node is a position whose moves are listed. ``line`` is the principal line, packed:
+alpha-beta's moves of both players in turn, the beam's plan of our own (none with
+three or more meeting head on, where the rivals' moves in between are not kept).
 """
 
 from __future__ import annotations
@@ -35,6 +39,8 @@ if TYPE_CHECKING:
     from sternhalma.rules.race import RaceRules
 
 Board = tuple[int, ...]
+#: A beam position's plan: its last move and the plan before it (None at the root).
+Trail = tuple[int, "Trail"] | None
 
 #: The beam's plies with three or more players: a crowd changes more between our
 #: moves. 24 plies stepped where a rung was about to go away in tests/test_players.py's
@@ -52,6 +58,10 @@ class PlainSearch:
         self.limits = search.limits
         self.evaluation = search.evaluation
         self.me = search.me
+        #: The principal line, packed (the module's docstring).
+        self.line: list[int] = []
+        #: Alpha-beta's line below the best move of the node at each ply so far.
+        self._below: dict[int, list[int]] = {}
 
     def choose(self, marbles: Board, sums: Board, order: list[int]) -> int:
         """The best of ``order`` (packed options, biggest gain first); ``sums`` per seat s:
@@ -110,6 +120,7 @@ class PlainSearch:
         best = order[0]
         for depth in range(1, search.max_depth + 1):
             scored = []
+            lines = {}
             alpha = -WIN - 1
             try:
                 for move in order:
@@ -118,11 +129,13 @@ class PlainSearch:
                         marbles, sums, self.me, rival, move, depth, alpha, WIN + 1, 0
                     )
                     scored.append((value, move))
+                    lines[move] = [move, *self._below[1]]
                     alpha = max(alpha, value)
             except OutOfTime:
                 break
             scored.sort(key=lambda vm: vm[0], reverse=True)  # stable: ties keep their order
             search.score, best = scored[0]
+            self.line = lines[best]
             order = [move for _, move in scored]
             search.depth_reached = depth
             if self.limits.spent:
@@ -145,6 +158,7 @@ class PlainSearch:
         searched ``depth - 1`` plies."""
         after, after_sums = self.play(marbles, sums, turn, move)
         if self.finishes(after, turn, move):
+            self._below[ply + 1] = []
             return self.finish_value(after, turn, ply)
         return -self._negamax(after, after_sums, other, turn, depth - 1, -beta, -alpha, ply + 1)
 
@@ -162,6 +176,7 @@ class PlainSearch:
         """The value for ``turn`` (to move) searched ``depth`` plies: at the horizon its
         way to go against ``other``'s, weighted (ours 100, the rival's ``rival_weight``,
         in percent)."""
+        self._below[ply] = []  # the line ends at the horizon and at a pass
         if depth == 0:
             theirs = self._weight(other) * self.value(other, sums)
             return theirs - self._weight(turn) * self.value(turn, sums)
@@ -173,7 +188,9 @@ class PlainSearch:
         best = -WIN - 1
         for move in moves:
             value = self._after(marbles, sums, turn, other, move, depth, alpha, beta, ply)
-            best = max(best, value)
+            if value > best:
+                best = value
+                self._below[ply] = [move, *self._below[ply + 1]]
             alpha = max(alpha, value)
             if alpha >= beta:
                 break
@@ -192,12 +209,12 @@ class PlainSearch:
         depth = CROWD_DEPTH if len(rivals) > 1 else search.beam_depth
         width = search.beam_width(depth)
         started, used = time.perf_counter(), self.limits.used
-        layer: list[tuple[Board, Board, int]] = [(marbles, sums, 0)]  # (board, sums, first)
-        best = order[0]
+        layer: list[tuple[Board, Board, Trail]] = [(marbles, sums, None)]
+        best: Trail = None
         for ply in range(depth):
-            children = []  # (value, board, sums, first move), in the order made
+            children = []  # (value, board, sums, trail), in the order made
             try:
-                for board, board_sums, first in layer:
+                for board, board_sums, trail in layer:
                     moves = order
                     if ply:
                         for seat in rivals:
@@ -207,11 +224,11 @@ class PlainSearch:
                     for move in moves:
                         after, after_sums = self.play(board, board_sums, self.me, move)
                         if self.finishes(after, self.me, move):
-                            return first or move
+                            return self._plan((move, trail))
                         value = self.value(self.me, after_sums)
-                        children.append((value, after, after_sums, first or move))
+                        children.append((value, after, after_sums, (move, trail)))
             except OutOfTime:
-                return best
+                break
             children.sort(key=lambda child: child[0])
             if ply + 1 < depth and self.limits.used > used and math.isfinite(self.limits.stop):
                 # Where the clock bounds the search before the nodes (the browser's), the
@@ -223,17 +240,29 @@ class PlainSearch:
                 width = min(width, search.beam_width(depth - ply - 1, in_time))
             seen: set[Board] = set()
             layer = []
-            for _, after, after_sums, first in children:
+            for _, after, after_sums, trail in children:
                 if after not in seen:
                     seen.add(after)
-                    layer.append((after, after_sums, first))
+                    layer.append((after, after_sums, trail))
                     if len(layer) == width:
                         break
             if not layer:
-                return best
+                break
             best = layer[0][2]
             search.depth_reached = ply + 1
-        return best
+        return order[0] if best is None else self._plan(best)
+
+    def _plan(self, trail: Trail) -> int:
+        """The first move of the plan that ends in ``trail``, which is the line unless
+        three or more meet head on."""
+        plan = []
+        while trail is not None:
+            move, trail = trail
+            plan.append(move)
+        plan.reverse()
+        if self.search.mode != "playout":
+            self.line = plan
+        return plan[0]
 
     def _racing(self, marbles: Board, sums: Board, seat: int) -> tuple[Board, Board]:
         """The board after ``seat`` plays its racing move (``racing_move``); as it was

@@ -202,8 +202,8 @@ class RaceSearch:
         self.depth_reached = 0
         self.mode = ""
         self.score: int | None = None
-        #: The principal line (Info.line), on the compiled core: alpha-beta's moves in
-        #: turn, the beam's plan of our own moves; none for the playouts and the fallback.
+        #: The principal line (Info.line): alpha-beta's moves in turn, the beam's plan
+        #: of our own moves; none for the playouts (and the fallback's crowd beam).
         self.line: tuple[Move, ...] = ()
 
     # -- the decision ----------------------------------------------------------
@@ -219,7 +219,10 @@ class RaceSearch:
         # Stable sorts keep the caller's order (the seed's) among equal moves.
         order = sorted(by_key, key=lambda k: k >> 18, reverse=True)
         if self.native is None:
-            return by_key[PlainSearch(self).choose(marbles, sums, order)]
+            plain = PlainSearch(self)
+            best = plain.choose(marbles, sums, order)
+            self.line = self._moves_of_line(marbles, plain.line)
+            return by_key[best]
         return by_key[self._compiled(marbles, order)]
 
     def _mode(self, marbles: tuple[int, ...], sums: tuple[int, ...]) -> str:
