@@ -194,6 +194,14 @@ def test_a_hint_is_a_legal_move_of_the_person() -> None:
     (hint,) = page.send({"type": "hint"})
     assert hint["type"] == "hint" and hint["seat"] == 0
     assert hint["path"] in page.state["legal"]
+    assert hint["line"] == []  # the book's move
+    page.move(hint["path"])
+    page.computer()
+    (hint,) = page.send({"type": "hint"})
+    # Two players in contact: the line is Black's replies and White's answers in turn.
+    assert hint["path"] in page.state["legal"]
+    assert [step["seat"] for step in hint["line"]] == [1, 0, 1, 0, 1, 0][: len(hint["line"])]
+    assert len(hint["line"]) >= 2
 
 
 def test_resigning_ends_the_game() -> None:

@@ -24,11 +24,11 @@ from services import Redis
 from test_server import PERSON, Socket, connect, event_of, first_legal, new_table, receive_until
 
 from sternhalma.game import Game
-from sternhalma.notation import position_to_json
+from sternhalma.notation import position_from_json, position_to_json
 from sternhalma.players import Limit
 from sternhalma.players.timeman import allowance
-from sternhalma.server.tables.computer_turns import ComputerTurns
-from sternhalma.server.thinking.jobs import Job
+from sternhalma.server.tables.computer_turns import RETRY_WAIT, ComputerTurns
+from sternhalma.server.thinking.jobs import Job, read_hint
 from sternhalma.server.thinking.pool import Pool
 from sternhalma.server.web.app import Settings, create_app
 
@@ -249,3 +249,56 @@ def test_with_no_worker_answering_a_clocked_computer_plays_a_quick_move_before_i
     assert answer["event"]["kind"] == "move", "the computer lost on time"
     assert 0 < answer["state"]["clock"]["remaining"][1] < 3000
     assert "playing a quick medium move" in caplog.text
+
+
+def test_a_hints_answer_carries_its_line_and_a_broken_one_is_refused() -> None:
+    job = Job("classic-2", PAST_BOOK_START, None, (), True, "hard", 1, hint=True)
+    move, line = read_hint(job.answer(20_000))
+    game = Game("classic-2", start=position_from_json(PAST_BOOK_START))
+    game.play(move)
+    assert line, "alpha-beta in contact foresees replies"
+    for seat, text in line:
+        assert seat == game.turn
+        game.play(text)
+    for broken in (
+        "k4-k5",
+        "[]",
+        '{"move": "k4-k5"}',
+        '{"move": "k4-k5", "line": [[0]]}',
+        '{"move": "k4-k5", "line": [["0", "k4-k5"]]}',
+    ):
+        with pytest.raises(ValueError, match="hint's"):
+            read_hint(broken)
+
+
+def test_an_answer_the_table_cannot_play_is_a_clear_error_and_the_game_goes_on(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A thinking process that answers nonsense (a hint's line naming a seat the game lacks,
+    a computer move that is no move here) fails that hint or move; the table goes on."""
+    think = Pool.think
+
+    async def broken(self: Pool, job: Any, priority: Any, key: str) -> str:
+        if isinstance(job, Job) and job.hint:
+            return '{"move": "k4-k5", "line": [[7, "k4-k5"]]}'  # no seat 7 at classic-2
+        if isinstance(job, Job) and len(job.moves) == 1:
+            return "k4-k5"  # the first move of white, not of black's turn
+        return await think(self, job, priority, key)
+
+    monkeypatch.setattr(Pool, "think", broken)
+    table = new_table(client, "classic-2", [PERSON, EASY], start=PAST_BOOK_START)
+    with connect(client, table) as ws:
+        state = receive_until(ws, lambda m: m["type"] == "welcome")["state"]
+        ws.send_json({"type": "hint"})
+        assert reply(ws)["code"] == "computer-failed"
+        ws.send_json({"type": "move", "seat": 0, "path": first_legal(state), "v": state["v"]})
+        failed = receive_until(ws, event_of("error"))
+        assert failed["event"]["code"] == "computer-failed"
+        assert failed["state"]["turn"] == 1 and failed["state"]["thinking"] is None
+        # The computer tries again, but not at once: once after a second, then after two.
+        began = time.monotonic()
+        receive_until(ws, event_of("error"))
+        receive_until(ws, event_of("error"))
+        assert time.monotonic() - began >= RETRY_WAIT * 3 - 0.1
+    assert "an unreadable hint" in caplog.text
+    assert "the computer failed to choose a move" in caplog.text

@@ -293,6 +293,20 @@ def test_hint_is_a_legal_move_for_the_person(client: TestClient) -> None:
         assert hint["seat"] == 0
         ends = {(p[0], p[-1]) for p in state["legal"]}
         assert (hint["path"][0], hint["path"][-1]) in ends
+        assert hint["line"] == []  # the book's move: no search, no line
+        ws.send_json({"type": "move", "seat": 0, "path": ["k4", "k5"]})
+        moves = receive_until(ws, event_of("move", 1))["state"]["moves"]
+        ws.send_json({"type": "hint"})
+        hint = receive_until(ws, lambda m: m["type"] == "hint")
+    # In contact Hard expects Black's replies and White's answers, each legal in turn.
+    game = Game("classic-2")
+    for move in moves:
+        game.play(move["text"])
+    game.play("-".join(hint["path"]))
+    assert 1 <= len(hint["line"]) <= 6
+    for step in hint["line"]:
+        assert step["seat"] == game.turn
+        game.play("-".join(step["path"]))
     people = new_table(client, "classic-3", [PERSON, PERSON, PERSON])
     with connect(client, people) as ws:
         assert not ws.receive_json()["state"]["can_hint"]

@@ -32,14 +32,20 @@ from sternhalma.errors import SternhalmaError, TableError
 from sternhalma.game import Game
 from sternhalma.jsontext import JsonTextError, read_json
 from sternhalma.notation import position_from_json, position_to_dict, position_to_json
-from sternhalma.players import LEVELS, make_player
-from sternhalma.players.choice import Limit
+from sternhalma.players import LEVELS, Choice, Limit, make_player
 from sternhalma.players.timeman import DEFAULT_SECONDS
 from sternhalma.position import Move
 from sternhalma.records import write_record
 from sternhalma.rules import find_variant
 from sternhalma.rules.base import Ruleset
-from sternhalma.table_view import legal_paths, move_list, result_of, seat_progress
+from sternhalma.table_view import (
+    hint_line,
+    hint_reply,
+    legal_paths,
+    move_list,
+    result_of,
+    seat_progress,
+)
 
 #: The protocol version the server's welcome carries (server/protocol.py).
 PROTOCOL = 2
@@ -304,13 +310,11 @@ class LocalTable:
             event["removed"] = rules.board.names_of(removed)
         return event
 
-    def choose(self, level: str) -> str:
-        """The move text ``level`` chooses for the seat to move (``BROWSER_LIMIT``); Hard's
-        from a start position is its book's (players/hard.py)."""
-        game = self.game.copy()
+    def choose(self, level: str) -> Choice:
+        """What ``level`` chooses for the seat to move (``BROWSER_LIMIT``); Hard's from a
+        start position is its book's (players/hard.py)."""
         player = make_player(level, self.seed + len(self.actions))
-        move = player.choose(game, BROWSER_LIMIT).move
-        return self.rules.format_move(move)
+        return player.choose(self.game.copy(), BROWSER_LIMIT)
 
 
 def _text_or_none(value: object) -> str | None:
@@ -471,9 +475,10 @@ class LocalTables:
         turn = table.game.turn
         if table.game.is_over or turn is None or table.seats[turn].kind != "person":
             raise TableError("not-your-turn", "a hint is given when it is your turn")
-        text = table.choose(HINT_LEVEL)
-        path = [table.rules.board.names[h] for h in table.rules.parse_path(text)]
-        return [{"type": "hint", "v": table.version, "seat": turn, "path": path}]
+        choice = table.choose(HINT_LEVEL)
+        move = table.rules.format_move(choice.move)
+        line = hint_line(table.game, choice)
+        return [hint_reply(table.rules, table.version, turn, move, line)]
 
     def _look(self, table: LocalTable, ply: object) -> list[dict[str, Any]]:
         moves = [a.move for a in table.actions if a.move is not None]
@@ -523,7 +528,11 @@ class LocalTables:
             return "null"
         level = table.seats[table.thinking].level or "easy"
         return json.dumps(
-            {"table": table.id, "generation": table.generation, "move": table.choose(level)}
+            {
+                "table": table.id,
+                "generation": table.generation,
+                "move": table.rules.format_move(table.choose(level).move),
+            }
         )
 
     def computer_plays(self, choice: str) -> str:

@@ -118,15 +118,23 @@ def test_new_user_plays_against_easy_with_mouse_and_keyboard(
     after = page.evaluate("document.activeElement.dataset.hole")
     assert after and after != before
 
-    # A hint shows a legal move's path; undo takes back my move and the answer.
+    # A hint shows a legal move's path and the replies Hard expects (in contact, its
+    # principal line); undo takes back my move and the answer.
     expect(status(page)).to_have_text("Your turn: pick a marble.")
+    expect(page.locator("#foreseen")).to_be_hidden()
     page.get_by_role("button", name="Hint").click()
     expect(status(page)).to_contain_text("Hint:")
     expect(page.locator(".layer-path polyline.hint")).to_have_count(1)
     expect(page.locator(".hole.target")).not_to_have_count(0)
+    expect(page.locator("#foreseen")).to_have_text(
+        re.compile(
+            r"^It expects Black [a-q]\d+(-[a-q]\d+)+(, (White|Black) [a-q]\d+(-[a-q]\d+)+)*\.$"
+        )
+    )
     page.get_by_role("button", name="Undo").click()
     expect(page.locator(MOVES)).to_have_count(2)
     expect(status(page)).to_have_text("Your turn: pick a marble.")
+    expect(page.locator("#foreseen")).to_be_hidden()
     page.screenshot(path=artifacts / "table.png", full_page=True)
 
     # The move list shows earlier positions.

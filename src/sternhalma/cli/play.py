@@ -22,11 +22,12 @@ from sternhalma.cli.values import SEED, Finite, count, seconds
 from sternhalma.errors import SternhalmaError, shown
 from sternhalma.game import Game
 from sternhalma.notation import position_from_json
-from sternhalma.players import LEVELS, Choice, Limit, make_player
+from sternhalma.players import LEVELS, Choice, Limit, foreseen, make_player
 from sternhalma.position import Move, Position
 from sternhalma.rules import VARIANTS, find_variant
 from sternhalma.rules.race import RaceRules
 from sternhalma.sprt import Sprt
+from sternhalma.table_view import HINT_LINE
 
 
 @click.command()
@@ -426,28 +427,24 @@ def _standing_line(game: Game) -> str:
     return " · ".join(parts)
 
 
-#: How many moves of Hard's line a hint shows after its move.
-HINT_LINE = 6
-
 
 def hint_text(game: Game, choice: Choice) -> str:
     """The hint and what Hard foresees, where its search keeps a line: in contact the
     replies it expects and its moves between them, else its plan of the player's moves."""
     rules = game.rules
     text = f"hint: {rules.format_move(choice.move)}"
-    line = choice.info.line
-    after = [rules.format_move(move) for move in line[1 : 1 + HINT_LINE]]
-    if not after:
+    line = foreseen(game, choice)
+    steps = line[:HINT_LINE]
+    if not steps:
         return text
-    more = " …" if len(line) > 1 + HINT_LINE else ""
+    more = " …" if len(line) > HINT_LINE else ""
     if choice.info.search == "alphabeta":
-        you = game.turn
-        assert you is not None
-        rival = next(seat for seat in game.in_play if seat != you)
-        movers = [rules.seats[rival if n % 2 == 0 else you] for n in range(len(after))]
-        steps = ", ".join(f"{mover} {move}" for mover, move in zip(movers, after, strict=True))
-        return f"{text}; expecting {steps}{more}"
-    return f"{text}; a plan of {len(line)} moves, then {' '.join(after)}{more}"
+        expected = ", ".join(
+            f"{rules.seats[seat]} {rules.format_move(move)}" for seat, move in steps
+        )
+        return f"{text}; expecting {expected}{more}"
+    plan = " ".join(rules.format_move(move) for _, move in steps)
+    return f"{text}; a plan of {len(line) + 1} moves, then {plan}{more}"
 
 
 @click.command()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from sternhalma.errors import SternhalmaError, shown
 from sternhalma.players.base import Player
-from sternhalma.players.choice import Choice, Info, Limit
+from sternhalma.players.choice import Choice, Info, Limit, foreseen
 from sternhalma.players.easy import EasyPlayer
 from sternhalma.players.hard import HardPlayer
 from sternhalma.players.medium import MediumPlayer
@@ -53,6 +53,7 @@ __all__ = [
     "MediumPlayer",
     "Player",
     "UnknownLevelError",
+    "foreseen",
     "level_name",
     "make_player",
 ]

@@ -9,8 +9,12 @@ is the move with what the search did (``Info``), for benchmarks and the command 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sternhalma.position import Move
+
+if TYPE_CHECKING:
+    from sternhalma.game import Game
 
 
 @dataclass(frozen=True)
@@ -49,3 +53,18 @@ class Choice:
 
     move: Move
     info: Info = Info()
+
+
+def foreseen(game: Game, choice: Choice) -> list[tuple[int, Move]]:
+    """The moves after ``choice``'s that its search foresees, each with the seat that plays
+    it: alpha-beta's line alternates the rival's replies and the mover's answers; every
+    other line (the forecast's, the solo beam's) is the mover's own plan. ``game`` is the
+    position the choice was made in."""
+    mover = game.turn
+    after = choice.info.line[1:]
+    if mover is None or not after:
+        return []
+    if choice.info.search != "alphabeta":
+        return [(mover, move) for move in after]
+    rival = next(seat for seat in game.in_play if seat != mover)
+    return [(rival if n % 2 == 0 else mover, move) for n, move in enumerate(after)]

@@ -31,7 +31,8 @@ from sternhalma.server.tables.copies import Copies
 from sternhalma.server.tables.live import LiveTable
 from sternhalma.server.tables.table import Table
 from sternhalma.server.thinking import Priority, Thinking, ThinkingFailed
-from sternhalma.server.thinking.jobs import Job, choose
+from sternhalma.server.thinking.jobs import Job, choose, read_hint
+from sternhalma.table_view import hint_reply
 
 log = logging.getLogger(__name__)
 
@@ -39,11 +40,21 @@ log = logging.getLogger(__name__)
 HINT_LEVEL = LEVELS[-1]
 #: The quick move played when the thinking has not answered in time.
 FALLBACK_LEVEL = "medium"
+#: Seconds before a failed computer turn is tried again, doubled after each failure in
+#: a row up to ``RETRY_MOST``: a thinking that keeps failing does not flood the table.
+RETRY_WAIT = 1.0
+RETRY_MOST = 60.0
 
 
-def job_for(table: Table, level: str, limit: Limit | None = None) -> Job:
+def retry_wait(failures: int) -> float:
+    """Seconds to wait before a computer turn after ``failures`` failed ones in a row."""
+    return 0.0 if failures <= 0 else min(RETRY_WAIT * 2 ** (failures - 1), RETRY_MOST)
+
+
+def job_for(table: Table, level: str, limit: Limit | None = None, *, hint: bool = False) -> Job:
     """What a thinking process needs to choose the next move at ``level`` (plain data)
-    within ``limit`` (seconds, or the clock; None: the level's own)."""
+    within ``limit`` (seconds, or the clock; None: the level's own); a ``hint`` answers
+    with its foreseen line too."""
     limit = limit or Limit()
     return Job(
         table.rules.id,
@@ -58,6 +69,7 @@ def job_for(table: Table, level: str, limit: Limit | None = None) -> Job:
         limit.clock,
         limit.increment,
         finish_rule=table.finish_rule,
+        hint=hint,
     )
 
 
@@ -115,7 +127,7 @@ class ComputerTurns:
                 raise TableError("hint-busy", "a hint for this position is on its way")
             version = table.version
             key = f"hint:{table.id}:{version}:{secrets.token_hex(4)}"
-            job = job_for(table, HINT_LEVEL)
+            job = job_for(table, HINT_LEVEL, hint=True)
             thinking = live.hinting = self._think(live, job, Priority.HINT, key)
             thinking.add_done_callback(lambda _: setattr(live, "hinting", None))
         try:
@@ -129,12 +141,18 @@ class ComputerTurns:
             raise TableError(
                 "computer-failed", "the computer could not find a hint just now; ask again"
             ) from None
-        path = [table.rules.board.names[h] for h in table.rules.parse_path(text)]
-        return {"type": "hint", "v": version, "seat": turn, "path": path}
+        try:
+            return hint_reply(table.rules, version, turn, *read_hint(text))
+        except ValueError as error:
+            log.error("table %s: an unreadable hint from the thinking: %s", table.id, error)
+            raise TableError(
+                "computer-failed", "the computer could not find a hint just now; ask again"
+            ) from None
 
     async def _turn(self, live: LiveTable, seat: int, level: str, generation: int) -> None:
         table = live.table
         loop = asyncio.get_running_loop()
+        await asyncio.sleep(retry_wait(live.computer_failures))
         async with live.lock:
             if table.generation != generation or table.game.turn != seat or live.dropped:
                 return
@@ -182,13 +200,21 @@ class ComputerTurns:
         async with live.lock:
             if table.generation != generation or table.game.turn != seat or live.dropped:
                 return
-            table.thinking = None
             try:
-                await self.clocks.flag_if_out(live)
-                event = table.play(seat, table.rules.parse_move(table.game.position, text))
-                await self.copies.commit(live, event)
-            except (TableError, GameError):
-                return
+                move = table.rules.parse_move(table.game.position, text)
+            except ValueError as error:  # a broken answer: the computer failed, not the table
+                unplayable: ValueError | None = error
+            else:
+                unplayable = None
+                table.thinking = None
+                live.computer_failures = 0
+                try:
+                    await self.clocks.flag_if_out(live)
+                    await self.copies.commit(live, table.play(seat, move))
+                except (TableError, GameError):
+                    pass
+        if unplayable is not None:
+            await self._failed(live, seat, generation, unplayable)
 
     async def _failed(
         self, live: LiveTable, seat: int, generation: int, error: BaseException
@@ -196,6 +222,7 @@ class ComputerTurns:
         """Tell the table that the computer found no move (its viewers see an error)."""
         table = live.table
         log.error("the computer failed to choose a move at table %s: %s", table.id, error)
+        live.computer_failures += 1
         async with live.lock:
             if table.generation == generation and not live.dropped:
                 table.thinking = None

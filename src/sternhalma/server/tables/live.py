@@ -30,6 +30,9 @@ class LiveTable:
     jobs: dict[asyncio.Task[str], int] = field(default_factory=dict)
     #: The hint being worked out (one at a time per table).
     hinting: asyncio.Task[str] | None = None
+    #: The computer's turns that failed in a row here: the next one waits before it
+    #: tries again (tables/computer_turns.py ``retry_wait``).
+    computer_failures: int = 0
     #: The seat whose turn the watcher last saw begin, and when (``now``, ms): a first
     #: move that does not come in time aborts the game (tables/clocks.py).
     turn_seat: int | None = None

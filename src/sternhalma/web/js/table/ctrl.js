@@ -33,6 +33,7 @@ export class TableCtrl {
     this.confirming = false; // the player is asked whether to play a move that puts them out
     this.askingHint = false;
     this.hint = null; // the hinted path for this state
+    this.hintLine = []; // what the hint's search foresees after it: [{seat, path}]
     this.viewing = null; // the ply looked back at; null for the table as it is
     this.looked = null; // the server's answer to the last look: {ply, position}
     this.notice = "";
@@ -140,6 +141,7 @@ export class TableCtrl {
       case "hint":
         if (this.state && message.v === this.state.v) {
           this.hint = message.path;
+          this.hintLine = message.line ?? [];
           this.askingHint = false;
           this.hooks.redraw();
         }
@@ -182,6 +184,7 @@ export class TableCtrl {
     this.receivedAt = performance.now();
     this.pending = false;
     this.hint = null;
+    this.hintLine = [];
     if (state.over && this.mySeats.length && recordGame(state)) this.recorded = true;
     if (state.over && this.local && !this.recordUrl) this.socket.send({ type: "record" });
     this.hooks.redraw();

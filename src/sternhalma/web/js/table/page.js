@@ -25,6 +25,7 @@ const PAGE = `
       <h1 class="table-title" id="table-title"></h1>
       <p id="table-info" class="hint table-info"></p>
       <p id="status" class="status" role="status" aria-live="polite"></p>
+      <p id="foreseen" class="hint foreseen" hidden></p>
       <p id="notice" class="notice" role="alert"></p>
       <section id="countdowns" class="countdowns" hidden aria-live="polite"></section>
     </div>

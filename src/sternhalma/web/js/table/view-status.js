@@ -1,5 +1,5 @@
-// The line that says what happens now (whose turn, what to pick, a hint, the connection)
-// and the notice under it (what went wrong, what was missed).
+// The line that says what happens now (whose turn, what to pick, a hint, the connection),
+// what the hint's search foresees after it, and the notice (what went wrong, what was missed).
 
 import { t } from "../i18n.js";
 import { colourName } from "../words.js";
@@ -8,8 +8,25 @@ export function statusView($, ctrl) {
   /** @param picker the board's Picker: what the player picked up, a hint shown */
   return function render(picker) {
     $("#status").textContent = statusText(ctrl, picker);
+    const foreseen = $("#foreseen");
+    foreseen.textContent = picker.hint && !ctrl.askingHint ? foreseenText(ctrl) : "";
+    foreseen.hidden = !foreseen.textContent;
     $("#notice").textContent = ctrl.notice;
   };
+}
+
+/** After a hint: the replies its search expects and the player's answers (two players in
+ * contact), or the plan of the player's own moves; nothing where the search keeps none. */
+function foreseenText(ctrl) {
+  const line = ctrl.hintLine;
+  if (!line.length) return "";
+  const mover = ctrl.state.turn;
+  const text = (step) => step.path.join("-");
+  if (line.every((step) => step.seat === mover)) {
+    return t("status.hintPlan", { moves: line.map(text).join(", ") });
+  }
+  const colour = (seat) => colourName(ctrl.state.seats[seat].colour);
+  return t("status.hintReplies", { moves: line.map((step) => `${colour(step.seat)} ${text(step)}`).join(", ") });
 }
 
 function statusText(ctrl, picker) {
