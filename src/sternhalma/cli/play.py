@@ -427,7 +427,6 @@ def _standing_line(game: Game) -> str:
     return " · ".join(parts)
 
 
-
 def hint_text(game: Game, choice: Choice) -> str:
     """The hint and what Hard foresees, where its search keeps a line: in contact the
     replies it expects and its moves between them, else its plan of the player's moves."""

@@ -131,20 +131,15 @@ class ComputerTurns:
             thinking = live.hinting = self._think(live, job, Priority.HINT, key)
             thinking.add_done_callback(lambda _: setattr(live, "hinting", None))
         try:
-            text = await thinking
+            return hint_reply(table.rules, version, turn, *read_hint(await thinking))
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None and task.cancelling():
                 raise  # the asker left
             raise TableError("stale", "the game moved on; ask for a hint again") from None
-        except ThinkingFailed:
-            raise TableError(
-                "computer-failed", "the computer could not find a hint just now; ask again"
-            ) from None
-        try:
-            return hint_reply(table.rules, version, turn, *read_hint(text))
-        except ValueError as error:
-            log.error("table %s: an unreadable hint from the thinking: %s", table.id, error)
+        except (ThinkingFailed, ValueError) as error:
+            if isinstance(error, ValueError):
+                log.error("table %s: an unreadable hint from the thinking: %s", table.id, error)
             raise TableError(
                 "computer-failed", "the computer could not find a hint just now; ask again"
             ) from None

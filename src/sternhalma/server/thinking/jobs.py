@@ -6,8 +6,9 @@ limit: seconds to think, or the player's clock and increment; the thinking
 process rebuilds the referee by replaying the moves and asks the player for its
 move within that ``Limit``, whose allowance the time manager decides,
 players/timeman.py; a move's answer is its text, a hint's a JSON object with the
-moves the search foresees after it, ``read_hint``), or an analysis (server/web/review.py ``AnalysisJob``: the
-work's name and its arguments, answered with JSON text). A ``Slot``
+moves the search foresees after it, ``read_hint``), or an analysis
+(server/web/review.py ``AnalysisJob``: the work's name and its arguments, answered
+with JSON text). A ``Slot``
 (server/thinking/slot.py) runs it.
 """
 
