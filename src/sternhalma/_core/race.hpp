@@ -37,6 +37,7 @@ struct Reach {
     Bits<W> open;                      // the empty holes in no component yet
     std::array<std::uint8_t, 256> of;  // the other empty holes' components
     std::vector<Bits<W>> holes;        // each component's holes
+    std::vector<std::uint64_t> lines;  // with long jumps: the pieces on each line (RayLines)
     void start(const Bits<W>& free) {
         open = free;
         holes.clear();
@@ -64,7 +65,8 @@ public:
           neighbours_(static_cast<std::size_t>(size)),
           next_to_(static_cast<std::size_t>(size)),
           jumps_(static_cast<std::size_t>(size)),
-          long_jumps_at_(size, rays, long_jumps) {
+          long_jumps_at_(size, rays, long_jumps),
+          lines_(long_jumps ? size : 0, rays) {
         for (const B& goal : goals_) {
             long sum = 0;
             goal.each([&](int h) { sum += 2 * h - (size - 1); });
@@ -127,7 +129,8 @@ public:
     // moving marble's own hole, empty in its chain but a marble in that graph, changes
     // nothing it reaches: a jump moves two holes along a line, so a chain from `start`
     // stays on the holes an even number of steps away along each axis, and the jumps
-    // over `start` link holes an odd number away.
+    // over `start` link holes an odd number away. With long jumps that does not hold, and
+    // each marble searches its chains, by the lines' masks (RayLines), found once per call.
     template <class Wanted, class F>
     void each_marble(const B& own, const B& occupied, int seat, Reach& reach, Wanted&& wanted,
                      F&& out) const {
@@ -135,11 +138,22 @@ public:
         const B& goal = goals_[static_cast<std::size_t>(seat)];
         const B& may_end = may_end_[static_cast<std::size_t>(seat)];
         reach.start(free);
+        const bool by_lines = long_jumps_ && lines_.ok();
+        if (by_lines) {
+            reach.lines.assign(lines_.ways(), 0);
+            occupied.each([&](int h) { lines_.flip(reach.lines.data(), h); });
+        }
         const auto marble = [&](int start) {
             const B want = wanted(start) & may_end;
             if (!want.any()) return;
             B ends;
-            if (long_jumps_ || goal.test(start)) {
+            if (by_lines) {
+                // A marble in its goal lands only in the goal.
+                const bool locked = goal.test(start);
+                ends = (next_to_[static_cast<std::size_t>(start)] & free) |
+                       long_chains(start, occupied | ~(locked ? goal : all_), reach.lines.data());
+                if (locked) ends = ends & goal;
+            } else if (long_jumps_ || goal.test(start)) {
                 marble_moves(start, occupied, seat, [&](std::int16_t, std::int16_t end) {
                     ends.set(end);
                 });
@@ -203,6 +217,24 @@ private:
         }
     }
 
+    // The holes that chains of long jumps from `start` land on, none in `closed` (the
+    // occupied holes, its own too, and those it may not land on); `lines`: the pieces on
+    // each line (RayLines), the marble's own among them.
+    B long_chains(int start, const B& closed, std::uint64_t* lines) const {
+        lines_.flip(lines, start);  // its hole is empty while it jumps
+        B reached = lines_.landings(start, lines) & ~closed;
+        B todo = reached;
+        while (todo.any()) {
+            const int hole = todo.lowest();
+            todo.flip(hole);
+            const B next = lines_.landings(hole, lines) & ~(reached | closed);
+            reached |= next;
+            todo |= next;
+        }
+        lines_.flip(lines, start);
+        return reached;
+    }
+
     // The index in `reach` of the component of the empty hole `hole` (found now if new).
     int component(int hole, const B& occupied, Reach& reach) const {
         if (!reach.open.test(hole)) return reach.of[static_cast<std::size_t>(hole)];
@@ -239,6 +271,7 @@ private:
     std::vector<bool> goal_high_;  // per seat: whether its goal's holes are mostly the higher
     std::vector<Jumps> jumps_;
     RayJumps<W> long_jumps_at_;  // read with long jumps only
+    RayLines<W> lines_;          // the same by lines (each_marble), with long jumps only
 };
 
 }  // namespace sternhalma
