@@ -21,6 +21,12 @@ struct Bits {
     bool test(int i) const { return (w[i >> 6] >> (i & 63)) & 1U; }
     void set(int i) { w[i >> 6] |= std::uint64_t{1} << (i & 63); }
     void flip(int i) { w[i >> 6] ^= std::uint64_t{1} << (i & 63); }
+    // set(i) when `on`, without a branch (for conditions a branch mispredicts) and with
+    // the words in registers (no store to a computed word).
+    void set_if(int i, bool on) {
+        const std::uint64_t bit = std::uint64_t{on} << (i & 63);
+        for (int k = 0; k < W; ++k) w[k] |= (i >> 6) == k ? bit : 0;
+    }
     bool any() const {
         std::uint64_t x = 0;
         for (int k = 0; k < W; ++k) x |= w[k];

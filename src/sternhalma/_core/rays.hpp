@@ -188,9 +188,7 @@ public:
             const int land = s.at + 2 * k + 2;
             const bool clear =
                 (land < s.length) & (((beyond >> (k + 1)) & ((std::uint64_t{2} << k) - 1)) == 0);
-            const int to = places_[s.way][static_cast<std::size_t>(clear ? land : 0)];
-            const std::uint64_t bit = std::uint64_t{clear} << (to & 63);
-            for (int w = 0; w < W; ++w) out.w[static_cast<std::size_t>(w)] |= (to >> 6) == w ? bit : 0;
+            out.set_if(places_[s.way][static_cast<std::size_t>(clear ? land : 0)], clear);
         }
         return out;
     }
