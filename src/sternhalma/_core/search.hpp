@@ -125,6 +125,14 @@ public:
           tt_(seats_),
           moves_(static_cast<std::size_t>(std::max(s_.max_depth, 0) + 1)) {
         for (const std::vector<std::int64_t>& cost : e_.costs) within_.push_back(Within::of(cost));
+        // Per seat, the group term for every number of rows to go up to the divisor (the
+        // marbles times the goal tip's row, the most there are; players/evaluate.py).
+        for (std::size_t seat = 0; seat < e_.divisor.size(); ++seat) {
+            auto& group = group_.emplace_back();
+            const std::int64_t most = std::min<std::int64_t>(e_.divisor[seat], 4096);
+            for (std::int64_t rows = 0; rows <= most; ++rows)
+                group.push_back(e_.group * rows * rows / e_.divisor[seat]);
+        }
         std::stable_sort(after_us_.begin(), after_us_.end(), [&](int a, int b) {
             return (a - s_.me + seats_) % seats_ < (b - s_.me + seats_) % seats_;
         });
@@ -402,8 +410,16 @@ private:
     }
 
     std::int64_t value(int seat, const Sums& sums) const {
-        return e_.value(seat, sums[static_cast<std::size_t>(2 * seat)],
-                        sums[static_cast<std::size_t>(2 * seat + 1)]);
+        return value(seat, sums[static_cast<std::size_t>(2 * seat)],
+                     sums[static_cast<std::size_t>(2 * seat + 1)]);
+    }
+    // Evaluation::value with its group term read from ``group_`` (a division costs more
+    // than the rest of a leaf).
+    std::int64_t value(int seat, std::int64_t cost, std::int64_t rows) const {
+        const std::vector<std::int64_t>& group = group_[static_cast<std::size_t>(seat)];
+        if (rows >= 0 && rows < static_cast<std::int64_t>(group.size()))
+            return cost - group[static_cast<std::size_t>(rows)];
+        return e_.value(seat, cost, rows);
     }
 
     // What ``seat``'s way to go counts in the two-player evaluation (percent).
@@ -415,7 +431,7 @@ private:
         const std::int64_t r = sums[static_cast<std::size_t>(2 * seat + 1)];
         std::int64_t best = WIN;
         for (std::int64_t move : moves)
-            best = std::min(best, e_.value(seat, c - move_gain(move),
+            best = std::min(best, value(seat, c - move_gain(move),
                                            r - rows(seat, move_start(move)) +
                                                rows(seat, move_end(move))));
         return best;
@@ -854,6 +870,7 @@ private:
         }
     };
     std::vector<Within> within_;
+    std::vector<std::vector<std::int64_t>> group_;  // per seat and rows to go: the group term
     std::unordered_map<Key, std::pair<Pos, Sums>, KeyHash> forecasts_;  // after the rivals' moves
 };
 
