@@ -661,6 +661,37 @@ private:
         std::sort(first, best_end);
     }
 
+    // The positions a beam ply keeps, each once: open addressing on their hashes, at most
+    // half full, the positions themselves in the ply's list (no allocation per position).
+    class Seen {
+    public:
+        // Empty, for at most ``most`` positions.
+        void reset(std::size_t most) {
+            std::size_t size = 16;
+            while (size < 2 * most) size *= 2;
+            slots_.assign(size, Slot{0, 0});
+            mask_ = size - 1;
+        }
+        // Whether the position ``hash`` is new (``same(i)``: whether it is the one listed
+        // at ``i``); a new one is remembered as listed at ``index``.
+        template <class Same>
+        bool insert(std::uint64_t hash, std::uint32_t index, Same&& same) {
+            std::size_t i = hash & mask_;
+            for (; slots_[i].hash != 0; i = (i + 1) & mask_)
+                if (slots_[i].hash == hash && same(slots_[i].index)) return false;
+            slots_[i] = Slot{hash, index};
+            return true;
+        }
+
+    private:
+        struct Slot {
+            std::uint64_t hash;  // never 0 (hash_of): 0 is an empty slot
+            std::uint32_t index;
+        };
+        std::vector<Slot> slots_;
+        std::size_t mask_ = 0;
+    };
+
     // The plan of ``layers[depth - 1][index]``: its moves from the root on, found back
     // through each ply's (parent, move).
     using Trail = std::vector<std::vector<std::pair<std::uint32_t, std::int64_t>>>;
@@ -681,7 +712,7 @@ private:
         const std::size_t width = static_cast<std::size_t>(s_.beam_width);
         std::vector<Planned> layer{Planned{p, sums}}, kept;
         std::vector<Child> children;
-        std::unordered_map<Key, char, KeyHash> seen;
+        Seen seen;
         Trail trail;  // per ply, each kept position's parent in the ply before and move
         line = {order.front()};  // the best plan so far; its first move is the choice
         for (int ply = 0; ply < s_.beam_depth; ++ply) {
@@ -692,16 +723,24 @@ private:
                     bool finished = false;  // a plan that finishes wins at once
                     const auto grow = [&](std::int64_t move, std::uint32_t root_order) {
                         if (finished) return;
-                        Pos after = from.pos;
-                        Sums after_sums = from.sums;
-                        play(after, after_sums, me, move);
-                        if (finishes(after, me, move)) {
-                            finished = true;
-                            line = plan_of(trail, ply, static_cast<std::uint32_t>(parent));
-                            line.push_back(move);
-                            return;
+                        const int start = move_start(move), end = move_end(move);
+                        if (t_.goal(me).test(end)) {  // the board after it, only to see a finish
+                            Pos after = from.pos;
+                            after.m[static_cast<std::size_t>(me)].flip(start);
+                            after.m[static_cast<std::size_t>(me)].flip(end);
+                            if (finishes(after, me, move)) {
+                                finished = true;
+                                line = plan_of(trail, ply, static_cast<std::uint32_t>(parent));
+                                line.push_back(move);
+                                return;
+                            }
                         }
-                        children.push_back(Child{value(me, after_sums),
+                        // Its value from the sums alone (play's changes to them).
+                        const std::int64_t after_cost = from.sums[static_cast<std::size_t>(2 * me)] +
+                                                        cost(me, end) - cost(me, start);
+                        const std::int64_t after_rows = from.sums[static_cast<std::size_t>(2 * me + 1)] +
+                                                        rows(me, end) - rows(me, start);
+                        children.push_back(Child{value(me, after_cost, after_rows),
                                                  static_cast<std::uint32_t>(parent), root_order,
                                                  move});
                     };
@@ -725,7 +764,7 @@ private:
             // The best first, sorted only as far as the width needs, twice it at a time
             // (positions reached twice are dropped).
             kept.clear();
-            seen.clear();
+            seen.reset(std::min(children.size(), width));
             auto& came = trail.emplace_back();
             for (std::size_t i = 0, sorted = 0; i < children.size() && kept.size() < width; ++i) {
                 if (i == sorted) {
@@ -738,7 +777,9 @@ private:
                 const Planned& from = layer[c.parent];
                 Planned next{from.pos, from.sums};
                 play(next.pos, next.sums, me, c.move);
-                if (seen.emplace(Key{next.pos, 0, seats_}, 0).second) {
+                const auto index = static_cast<std::uint32_t>(kept.size());
+                if (seen.insert(hash_of(next.pos, 0, seats_), index,
+                                [&](std::uint32_t i) { return kept[i].pos == next.pos; })) {
                     kept.push_back(next);
                     came.emplace_back(c.parent, c.move);
                 }
