@@ -617,21 +617,25 @@ private:
         Pos pos;
         Sums sums;
     };
+    // 16 bytes: a ply lists hundreds of thousands, passed over a few times.
     struct Child {
         std::int64_t value;
-        std::uint32_t parent;
-        std::uint32_t root_order;  // at the root, the move's place in the caller's order
-        std::int64_t move;
-        // Ties go to the earlier parent, then to the move a sorted list gives first: at the
-        // root the caller's order, below the bigger packed move (by gain), so a ply's move
-        // lists need no sort.
-        bool operator<(const Child& o) const {
-            if (value != o.value) return value < o.value;
-            if (parent != o.parent) return parent < o.parent;
-            if (root_order != o.root_order) return root_order < o.root_order;
-            return move > o.move;
-        }
+        // At the root the move's place in the caller's order; below, the parent's index.
+        std::uint32_t rank;
+        std::uint16_t start, end;
     };
+    // A child's move packed (``costs``: ours), as each_packed packs it.
+    static std::int64_t move_of(const std::int64_t* costs, const Child& c) {
+        return packed(costs, c.start, c.end);
+    }
+    // Ties go to the earlier parent, then to the move a sorted list gives first: at the
+    // root the caller's order, below the bigger packed move (by gain), so a ply's move
+    // lists need no sort.
+    static bool before(const std::int64_t* costs, const Child& a, const Child& b) {
+        if (a.value != b.value) return a.value < b.value;
+        if (a.rank != b.rank) return a.rank < b.rank;
+        return move_of(costs, a) > move_of(costs, b);
+    }
 
     // Puts the ``count`` best of [first, last) at its front, in order (Child's). A counting
     // pass over the values in buckets finds a bound under which at least ``count`` lie, one
@@ -639,7 +643,8 @@ private:
     // wide beam's children are many, and transpositions can leave the first best short, so
     // this runs a few times a ply.
     using Children = typename std::vector<Child>::iterator;
-    static void sort_best(Children first, Children last, std::size_t count) {
+    static void sort_best(const std::int64_t* costs, Children first, Children last,
+                          std::size_t count) {
         const auto [low_it, high_it] = std::minmax_element(
             first, last, [](const Child& a, const Child& b) { return a.value < b.value; });
         const std::int64_t low = low_it->value;
@@ -657,8 +662,9 @@ private:
             return static_cast<std::uint64_t>(c.value - low) <= bound;
         });
         const auto best_end = first + static_cast<std::ptrdiff_t>(count);
-        std::nth_element(first, best_end, pool);
-        std::sort(first, best_end);
+        const auto order = [costs](const Child& a, const Child& b) { return before(costs, a, b); };
+        std::nth_element(first, best_end, pool, order);
+        std::sort(first, best_end, order);
     }
 
     // The positions a beam ply keeps, each once: open addressing on their hashes, at most
@@ -741,8 +747,10 @@ private:
                         const std::int64_t after_rows = from.sums[static_cast<std::size_t>(2 * me + 1)] +
                                                         rows(me, end) - rows(me, start);
                         children.push_back(Child{value(me, after_cost, after_rows),
-                                                 static_cast<std::uint32_t>(parent), root_order,
-                                                 move});
+                                                 ply == 0 ? root_order
+                                                          : static_cast<std::uint32_t>(parent),
+                                                 static_cast<std::uint16_t>(start),
+                                                 static_cast<std::uint16_t>(end)});
                     };
                     if (ply == 0) {
                         for (std::size_t i = 0; i < order.size(); ++i)
@@ -769,19 +777,22 @@ private:
             for (std::size_t i = 0, sorted = 0; i < children.size() && kept.size() < width; ++i) {
                 if (i == sorted) {
                     const std::size_t count = std::min(children.size() - i, 2 * width);
-                    sort_best(children.begin() + static_cast<std::ptrdiff_t>(i), children.end(),
-                              count);
+                    sort_best(costs(me), children.begin() + static_cast<std::ptrdiff_t>(i),
+                              children.end(), count);
                     sorted = i + count;
                 }
                 const Child& c = children[i];
-                const Planned& from = layer[c.parent];
+                const std::uint32_t parent = ply == 0 ? 0 : c.rank;
+                // At the root the caller's key, however it packed the gain.
+                const std::int64_t move = ply == 0 ? order[c.rank] : move_of(costs(me), c);
+                const Planned& from = layer[parent];
                 Planned next{from.pos, from.sums};
-                play(next.pos, next.sums, me, c.move);
+                play(next.pos, next.sums, me, move);
                 const auto index = static_cast<std::uint32_t>(kept.size());
                 if (seen.insert(hash_of(next.pos, 0, seats_), index,
                                 [&](std::uint32_t i) { return kept[i].pos == next.pos; })) {
                     kept.push_back(next);
-                    came.emplace_back(c.parent, c.move);
+                    came.emplace_back(parent, move);
                 }
             }
             if (kept.empty()) return line.front();
