@@ -218,12 +218,14 @@ class RaceSearch:
         by_key = {pack(cost[m[0]] - cost[m[-1]], m[0], m[-1]): m for m in options}
         # Stable sorts keep the caller's order (the seed's) among equal moves.
         order = sorted(by_key, key=lambda k: k >> 18, reverse=True)
+        line: Sequence[int]
         if self.native is None:
             plain = PlainSearch(self)
-            best = plain.choose(marbles, sums, order)
-            self.line = self._moves_of_line(marbles, plain.line)
-            return by_key[best]
-        return by_key[self._compiled(marbles, order)]
+            best, line = plain.choose(marbles, sums, order), plain.line
+        else:
+            best, line = self._compiled(marbles, order)
+        self.line = self._moves_of_line(marbles, line)
+        return by_key[best]
 
     def _mode(self, marbles: tuple[int, ...], sums: tuple[int, ...]) -> str:
         """Which search the position asks for."""
@@ -247,8 +249,9 @@ class RaceSearch:
             left = self.limits.nodes - self.limits.used
         return max(1, left // (depth * per_position))
 
-    def _compiled(self, marbles: tuple[int, ...], order: list[int]) -> int:
-        """The decision in the compiled core (src/sternhalma/_core/search.hpp)."""
+    def _compiled(self, marbles: tuple[int, ...], order: list[int]) -> tuple[int, Sequence[int]]:
+        """The decision in the compiled core (src/sternhalma/_core/search.hpp), and its
+        principal line, packed."""
         assert self.native is not None
         evaluation = self.evaluation
         settings = core.native_search_settings(self.mode)
@@ -279,9 +282,8 @@ class RaceSearch:
         self.depth_reached = result.depth
         if self.mode == "alphabeta" and result.depth:
             self.score = result.score
-        self.line = self._moves_of_line(marbles, result.line)
         self.limits.used += result.used
-        return result.best
+        return result.best, result.line
 
     def _moves_of_line(self, marbles: tuple[int, ...], line: Sequence[int]) -> tuple[Move, ...]:
         """The core's packed line as moves with their paths. Alpha-beta's alternate with

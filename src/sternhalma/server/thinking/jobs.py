@@ -8,8 +8,7 @@ move within that ``Limit``, whose allowance the time manager decides,
 players/timeman.py; a move's answer is its text, a hint's a JSON object with the
 moves the search foresees after it, ``read_hint``), or an analysis
 (server/web/review.py ``AnalysisJob``: the work's name and its arguments, answered
-with JSON text). A ``Slot``
-(server/thinking/slot.py) runs it.
+with JSON text). A ``Slot`` (server/thinking/slot.py) runs it.
 """
 
 from __future__ import annotations
