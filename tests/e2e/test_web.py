@@ -131,10 +131,21 @@ def test_new_user_plays_against_easy_with_mouse_and_keyboard(
             r"^It expects Black [a-q]\d+(-[a-q]\d+)+(, (White|Black) [a-q]\d+(-[a-q]\d+)+)*\.$"
         )
     )
+    # The board draws the same moves, numbered in turn, each ending on its player's colour.
+    said = re.findall(r"(White|Black) ([a-q\d-]+)", page.locator("#foreseen").inner_text())
+    drawn = page.locator(".layer-foreseen .foreseen")
+    expect(drawn).to_have_count(len(said))
+    for i, (colour, path) in enumerate(said):
+        step = drawn.nth(i)
+        expect(step).to_have_attribute("data-path", path)
+        expect(step).to_have_class(re.compile(rf"\bc-{colour.lower()}\b"))
+        expect(step.locator("text")).to_have_text(str(i + 1))
+    page.screenshot(path=artifacts / "table-hint.png", full_page=True)
     page.get_by_role("button", name="Undo").click()
     expect(page.locator(MOVES)).to_have_count(2)
     expect(status(page)).to_have_text("Your turn: pick a marble.")
     expect(page.locator("#foreseen")).to_be_hidden()
+    expect(drawn).to_have_count(0)
     page.screenshot(path=artifacts / "table.png", full_page=True)
 
     # The move list shows earlier positions.

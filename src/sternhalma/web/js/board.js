@@ -62,11 +62,12 @@ export class Board {
     });
     container.appendChild(this.svg);
     this.layers = {};
-    for (const name of ["outline", "goal", "holes", "marbles", "labels", "second", "path"]) {
+    for (const name of ["outline", "goal", "holes", "marbles", "labels", "foreseen", "second", "path"]) {
       this.layers[name] = el("g", { class: `layer-${name}` }, this.svg);
     }
     this.layers.marbles.setAttribute("aria-hidden", "true");
     this.layers.path.setAttribute("aria-hidden", "true");
+    this.layers.foreseen.setAttribute("aria-hidden", "true");
     this.layers.second.setAttribute("aria-hidden", "true");
     this.layers.labels.setAttribute("aria-hidden", "true");
     this.namesShown = false;
@@ -300,6 +301,23 @@ export class Board {
     const pts = path.map((n) => this.point(this.index.get(n)));
     el("polyline", { class: `path ${cls}`, "data-path": path.join("-"), points: pts.map((p) => p.map((v) => v.toFixed(3)).join(",")).join(" ") }, layer);
     for (const [x, y] of pts.slice(1)) el("circle", { class: `path-dot ${cls}`, cx: x, cy: y, r: 0.13 }, layer);
+  }
+
+  /** Draws the moves a search foresees, ``steps`` of {path, colour} in the order they
+   * would be played: each a faint line in its player's colour, numbered at its end. */
+  showLine(steps) {
+    const layer = this.layers.foreseen;
+    layer.replaceChildren();
+    steps.forEach(({ path, colour }, i) => {
+      const pts = path.map((n) => this.point(this.index.get(n)));
+      const line = pts.map((p) => p.map((v) => v.toFixed(3)).join(",")).join(" ");
+      const g = el("g", { class: `foreseen c-${colour}`, "data-path": path.join("-") }, layer);
+      el("polyline", { class: "foreseen-path", points: line }, g);
+      const [x, y] = pts[pts.length - 1];
+      el("circle", { class: "foreseen-end", cx: x, cy: y, r: 0.22 }, g);
+      const n = el("text", { class: "foreseen-n", x: x.toFixed(3), y: (y + 0.1).toFixed(3) }, g);
+      n.textContent = String(i + 1);
+    });
   }
 
   // -- interaction ---------------------------------------------------------------

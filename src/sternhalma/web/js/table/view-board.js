@@ -6,6 +6,7 @@ import { ends } from "../analysis-api.js";
 import { Board } from "../board.js";
 import { t } from "../i18n.js";
 import { Picker } from "../picker.js";
+import { shownLine } from "./view-status.js";
 
 const NAMES_KEY = "sternhalma.holeNames";
 const NONE = []; // no move on offer
@@ -23,6 +24,7 @@ export class BoardView {
       onPlay: (move) => ctrl.move(move.path),
       onHighlight: () => {
         this.dim();
+        this.drawForeseen();
         onHighlight();
       },
       loopButton: $("#loop"),
@@ -35,6 +37,7 @@ export class BoardView {
     this.drawn = null; // the state or the look on the board
     this.offered = NONE; // the legal paths the picker offers
     this.hinted = null; // the ctrl's hint the picker was given
+    this.foreseen = NONE; // the hint's foreseen moves drawn
 
     $("#loop").addEventListener("click", () => this.picker.playLoop());
     const coords = $("#coords");
@@ -67,6 +70,16 @@ export class BoardView {
       this.hinted = ctrl.hint;
       if (ctrl.hint) this.picker.select(ctrl.hint[0], ctrl.hint);
     }
+    this.drawForeseen();
+  }
+
+  /** Draws what the hint's search foresees, numbered, while the hint is shown. */
+  drawForeseen() {
+    const line = shownLine(this.ctrl, this.picker);
+    if (line === this.foreseen || (!line.length && !this.foreseen.length)) return;
+    this.foreseen = line;
+    const seats = this.ctrl.state.seats;
+    this.board.showLine(line.map(({ seat, path }) => ({ path, colour: seats[seat].colour })));
   }
 
   /** Offers ``paths`` to the picker (a new offer drops the piece picked up). */

@@ -9,16 +9,21 @@ export function statusView($, ctrl) {
   return function render(picker) {
     $("#status").textContent = statusText(ctrl, picker);
     const foreseen = $("#foreseen");
-    foreseen.textContent = picker.hint && !ctrl.askingHint ? foreseenText(ctrl) : "";
+    foreseen.textContent = foreseenText(ctrl, shownLine(ctrl, picker));
     foreseen.hidden = !foreseen.textContent;
     $("#notice").textContent = ctrl.notice;
   };
 }
 
+/** The moves the hint's search foresees after it, while the hint is shown ([] else):
+ * the status line says them and the board draws them. */
+export function shownLine(ctrl, picker) {
+  return picker.hint && !ctrl.askingHint ? ctrl.hintLine : [];
+}
+
 /** After a hint: the replies its search expects and the player's answers (two players in
  * contact), or the plan of the player's own moves; nothing where the search keeps none. */
-function foreseenText(ctrl) {
-  const line = ctrl.hintLine;
+function foreseenText(ctrl, line) {
   if (!line.length) return "";
   const mover = ctrl.state.turn;
   const text = (step) => step.path.join("-");
