@@ -129,6 +129,21 @@ def test_a_whole_game_against_hard_makes_no_request_after_the_page_loaded(
     requests = record_requests(context)
     moves = page.locator("#move-list button[data-ply]")
     result = page.locator("#result")
+    # Past the book's first move, a hint from the engine here shows what it foresees,
+    # in words and on the board.
+    play_any_move(page)
+    wait_for_my_turn(page, 2)
+    page.get_by_role("button", name="Hint").click()
+    expect(status(page)).to_contain_text("Hint:", timeout=LOAD)
+    said = re.findall(
+        r"(?:White|Black)? ?([a-q]\d+(?:-[a-q]\d+)+)", page.locator("#foreseen").inner_text()
+    )
+    assert said, page.locator("#foreseen").inner_text()
+    drawn = page.locator(".layer-foreseen .foreseen")
+    expect(drawn).to_have_count(len(said))
+    assert [drawn.nth(i).get_attribute("data-path") for i in range(len(said))] == said
+    page.keyboard.press("Escape")
+    expect(drawn).to_have_count(0)
     for _ in range(200):
         if result.is_visible():
             break
