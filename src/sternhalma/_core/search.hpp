@@ -337,17 +337,14 @@ private:
 
     // Alpha-beta's moves at an inner node: ``first`` (the table's best move here, or 0),
     // then the best by gain, ``breadth`` in all (``reply_breadth`` for the rival), into
-    // ``kept`` (a list kept per ply, so no node allocates one). Where the position will
-    // have an entry in the table (``keep``: it is searched deeper than its moves), its best
-    // by gain are listed once a search, from ``list`` on in ``listed_`` (NO_LIST: not yet,
-    // then set): iterative deepening and transpositions meet it again. A position with no
-    // list has no entry, so no ``first`` either.
-    void ordered(const Pos& p, int seat, std::uint32_t& list, std::int64_t first, bool keep,
+    // ``kept`` (a list kept per ply, so no node allocates one). A position's best by gain
+    // are listed once a search, from ``list`` on in ``listed_`` (NO_LIST: not yet, then
+    // set): iterative deepening and transpositions meet it again.
+    void ordered(const Pos& p, int seat, std::uint32_t& list, std::int64_t first,
                  std::vector<std::int64_t>& kept) {
         const std::size_t breadth =
             static_cast<std::size_t>(seat == s_.me ? s_.breadth : s_.reply_breadth);
         if (list == NO_LIST) {
-            if (!keep) return best_by_gain(p, seat, breadth, kept);
             best_by_gain(p, seat, breadth + 1, kept);  // as many are left without a ``first``
             list = static_cast<std::uint32_t>(listed_.size());
             listed_.push_back(static_cast<std::int64_t>(kept.size()));
@@ -547,7 +544,11 @@ private:
             }
         }
         std::vector<std::int64_t>& moves = moves_[static_cast<std::size_t>(ply)];
-        ordered(p, turn, list, first, depth > 1, moves);
+        const bool listed = list != NO_LIST;
+        ordered(p, turn, list, first, moves);
+        // A horizon node keeps its list too, in an entry that holds nothing else (depth 0):
+        // the next iteration searches it deeper.
+        if (depth == 1 && !listed) tt_.put(p, turn, hash, Entry{0, 0, 0, EXACT, list});
         if (moves.empty()) return -negamax(p, sums, other, depth - 1, -beta, -alpha, ply + 1);
         if (depth == 1)
             return frontier(p, sums, turn, moves, ply, other_weight * value(other, sums), weight);
