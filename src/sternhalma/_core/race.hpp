@@ -31,13 +31,14 @@ struct Jumps {
 };
 
 // The chains' components found for one move list (RaceTables::each_marble):
-// kept by the caller so that no move list allocates.
+// kept by the caller so that no move list allocates, and one set of tables' only.
 template <int W>
 struct Reach {
     Bits<W> open;                      // the empty holes in no component yet
     std::array<std::uint8_t, 256> of;  // the other empty holes' components
     std::vector<Bits<W>> holes;        // each component's holes
     std::vector<std::uint64_t> lines;  // with long jumps: the pieces on each line (RayLines)
+    Bits<W> on_lines;                  // and the pieces they hold
     void start(const Bits<W>& free) {
         open = free;
         holes.clear();
@@ -140,8 +141,11 @@ public:
         reach.start(free);
         const bool by_lines = long_jumps_ && lines_.ok();
         if (by_lines) {
-            reach.lines.assign(lines_.ways(), 0);
-            occupied.each([&](int h) { lines_.flip(reach.lines.data(), h); });
+            // Changed only where the pieces did since the last move list (the search's
+            // follow each other a move or a few apart).
+            if (reach.lines.empty()) reach.lines.assign(lines_.ways(), 0);
+            (occupied ^ reach.on_lines).each([&](int h) { lines_.flip(reach.lines.data(), h); });
+            reach.on_lines = occupied;
         }
         const auto marble = [&](int start) {
             const B want = wanted(start) & may_end;
