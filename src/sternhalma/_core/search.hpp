@@ -345,7 +345,7 @@ private:
         const std::size_t breadth =
             static_cast<std::size_t>(seat == s_.me ? s_.breadth : s_.reply_breadth);
         if (list == NO_LIST) {
-            best_by_gain(p, seat, breadth + 1, kept);  // as many are left without a ``first``
+            best_by_gain(p, seat, breadth, kept);  // as many as are kept with or without a ``first``
             list = static_cast<std::uint32_t>(listed_.size());
             listed_.push_back(static_cast<std::int64_t>(kept.size()));
             listed_.insert(listed_.end(), kept.begin(), kept.end());
