@@ -217,8 +217,9 @@ private:
         std::size_t operator()(const Key& k) const { return static_cast<std::size_t>(k.hash); }
     };
 
-    // The transposition table: open addressing in a power-of-two array kept at most half
-    // full, never forgetting (the entries a map would hold, so the same moves). Most nodes
+    // The transposition table: open addressing in a power-of-two array kept at most three
+    // quarters full (half: more memory to fault in and miss the cache than longer probes
+    // cost), never forgetting (the entries a map would hold, so the same moves). Most nodes
     // miss it, so a probe reads only the slots' hashes, 8 bytes each, until it meets an
     // empty slot (hash 0) or its own hash; a position keeps only the seats in play.
     class Table {
@@ -230,7 +231,7 @@ private:
             return hashes_[i] != 0 ? &entries_[i] : nullptr;
         }
         void put(const Pos& pos, int turn, std::uint64_t hash, const Entry& entry) {
-            if (2 * (count_ + 1) > hashes_.size()) grow();
+            if (4 * (count_ + 1) > 3 * hashes_.size()) grow();
             const std::size_t i = place(pos, turn, hash);
             if (hashes_[i] == 0) {
                 hashes_[i] = hash;
