@@ -136,6 +136,11 @@ public:
         std::stable_sort(after_us_.begin(), after_us_.end(), [&](int a, int b) {
             return (a - s_.me + seats_) % seats_ < (b - s_.me + seats_) % seats_;
         });
+        // At most a list a node, reserved at once: growing would copy it and touch twice the
+        // memory (its untouched pages cost nothing).
+        if (s_.search == Search::alphabeta)
+            listed_.reserve(std::min<std::uint64_t>(s_.nodes, 1 << 20) *
+                            static_cast<std::size_t>(std::max(s_.breadth, s_.reply_breadth) + 1));
         if (s_.seconds >= 0)
             stop_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                        std::chrono::duration<double>(s_.seconds));
