@@ -31,7 +31,8 @@ struct Jumps {
 };
 
 // The chains' components found for one move list (RaceTables::each_marble):
-// kept by the caller so that no move list allocates, and one set of tables' only.
+// kept by the caller so that no move list allocates. Its line masks follow the pieces
+// from one move list to the next, so it serves one RaceTables only.
 template <int W>
 struct Reach {
     Bits<W> open;                      // the empty holes in no component yet

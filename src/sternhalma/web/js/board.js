@@ -304,7 +304,7 @@ export class Board {
   }
 
   /** Draws the moves a search foresees, ``steps`` of {path, colour} in the order they
-   * would be played: each a faint line in its player's colour, numbered at its end. */
+   * would be played: each a faint line, numbered at its end on a disc of its player's colour. */
   showLine(steps) {
     const layer = this.layers.foreseen;
     layer.replaceChildren();
