@@ -345,7 +345,7 @@ class Minimax:
     ) -> None:
         self.rules, self.me, self.rival_weight = rules, me, rival_weight
         self.owner_counts = owner_counts or (True,) * rules.players
-        self.evaluation = race_evaluation(rules, DuelSettings().weights)
+        self.evaluation = race_evaluation(rules, DuelSettings().weights_on(rules))
 
     def leaf(self, marbles: tuple[int, ...], turn: int) -> int:
         def cost(seat: int) -> int:

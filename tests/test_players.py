@@ -717,6 +717,29 @@ def test_far_ahead_hard_plans_on_the_rivals_racing_moves() -> None:
     assert modes == {"forecast", "alphabeta"}
 
 
+def test_on_the_halma_board_hard_weighs_rows_not_steps_to_the_goal() -> None:
+    """Two-player Halma's evaluation leaves out the star's steps to the nearest goal hole
+    (a sideways king's move there is as many steps as one toward the tip); the setting
+    that brings them back (``duel.halma_weights``) leaves the star's alone."""
+    from sternhalma.players.evaluate import race_costs
+    from sternhalma.players.race import DuelSettings, RaceSearch
+    from sternhalma.players.search import Limits
+
+    halma, star = find_variant("halma-2"), find_variant("classic-2")
+    assert isinstance(halma, RaceRules) and isinstance(star, RaceRules)
+    steps_back = DuelSettings(halma_weights=DuelSettings().weights)
+    for seat in (0, 1):
+        cost = RaceSearch(halma, seat, range(2), Limits.of(100, None)).evaluation.costs[seat]
+        before = RaceSearch(halma, seat, range(2), Limits.of(100, None), duel=steps_back)
+        steps = halma.distance_to_goal[seat]
+        weight = DuelSettings().weights.steps
+        assert [b - c for b, c in zip(before.evaluation.costs[seat], cost, strict=True)] == [
+            weight * n for n in steps
+        ]
+    on_star = RaceSearch(star, 0, range(2), Limits.of(100, None), duel=steps_back)
+    assert on_star.evaluation.costs == race_costs(star)
+
+
 @pytest.mark.skipif(not core.COMPILED, reason="thirty searches of 20,000 nodes: compiled core")
 def test_racing_alone_the_beam_finishes_near_the_proven_minimum() -> None:
     """Racing alone from the start (the crossing puzzle, 27 moves at best), the beam's

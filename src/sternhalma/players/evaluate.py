@@ -43,6 +43,10 @@ class RaceWeights:
 
 
 DEFAULT_WEIGHTS = RaceWeights()
+#: Two-player Halma: no ``steps`` (a king's step on the square board, sideways as much as
+#: toward the tip). Without them Hard beat the star's weights by 43 Elo [+10, +77] in a
+#: sequential test (docs/measurements.md).
+HALMA_WEIGHTS = RaceWeights(steps=0)
 #: Larger than any evaluation: a finished seat.
 WIN = 1 << 40
 #: With three or more players the board is crowded and changes five moves out of

@@ -49,6 +49,7 @@ from sternhalma.boards.base import bits
 from sternhalma.players.evaluate import (
     CROWD_WEIGHTS,
     DEFAULT_WEIGHTS,
+    HALMA_WEIGHTS,
     RaceWeights,
     pack,
     race_evaluation,
@@ -99,11 +100,17 @@ class DuelSettings:
     #: What the rival's way to go counts in the evaluation, in percent of ours (100:
     #: hindering the rival is worth as much as our own progress).
     rival_weight: int = 100
-    #: The race evaluation's weights.
+    #: The race evaluation's weights on the star.
     weights: RaceWeights = DEFAULT_WEIGHTS
+    #: The same on the Halma board.
+    halma_weights: RaceWeights = HALMA_WEIGHTS
 
     def __post_init__(self) -> None:
         _at_least(self, breadth=1, reply_breadth=1, race_lead=0, racer_moves=0)
+
+    def weights_on(self, rules: RaceRules) -> RaceWeights:
+        """The weights for ``rules``' board."""
+        return self.halma_weights if rules.board.kind == "square" else self.weights
 
 
 @dataclass(frozen=True)
@@ -196,7 +203,7 @@ class RaceSearch:
         )
         if len(self.owner_counts) != len(rules.seats):
             raise ValueError(f"owner_counts needs one flag per seat of {rules.id}")
-        self.evaluation = race_evaluation(rules, crowd.weights if many else duel.weights)
+        self.evaluation = race_evaluation(rules, crowd.weights if many else duel.weights_on(rules))
         #: The deepest search that finished, which search ran (for the benchmarks) and
         #: alpha-beta's value of the chosen move at that depth (None for the others).
         self.depth_reached = 0
