@@ -728,11 +728,11 @@ def test_on_the_halma_board_hard_weighs_rows_not_steps_to_the_goal() -> None:
     halma, star = find_variant("halma-2"), find_variant("classic-2")
     assert isinstance(halma, RaceRules) and isinstance(star, RaceRules)
     steps_back = DuelSettings(halma_weights=DuelSettings().weights)
+    weight = DuelSettings().weights.steps
     for seat in (0, 1):
         cost = RaceSearch(halma, seat, range(2), Limits.of(100, None)).evaluation.costs[seat]
         before = RaceSearch(halma, seat, range(2), Limits.of(100, None), duel=steps_back)
         steps = halma.distance_to_goal[seat]
-        weight = DuelSettings().weights.steps
         assert [b - c for b, c in zip(before.evaluation.costs[seat], cost, strict=True)] == [
             weight * n for n in steps
         ]

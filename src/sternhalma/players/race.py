@@ -110,7 +110,7 @@ class DuelSettings:
 
     def weights_on(self, rules: RaceRules) -> RaceWeights:
         """The weights for ``rules``' board."""
-        return self.halma_weights if rules.board.kind == "square" else self.weights
+        return self.halma_weights if rules.game == "halma" else self.weights
 
 
 @dataclass(frozen=True)
