@@ -508,6 +508,44 @@ def test_alpha_beta_finds_the_brute_force_minimax_value(
         assert finishes > 0
 
 
+@pytest.mark.skipif(not core.COMPILED, reason="the rule is the compiled core's alpha-beta")
+def test_alpha_beta_plays_an_option_its_unfinished_iteration_proved_better() -> None:
+    """The allowance runs out inside an iteration, which searches the last best option
+    first: an option it has already proved better is played, with its value at that
+    depth. Here 2,500 nodes end alpha-beta in its fifth iteration; a whole fourth
+    iteration chooses otherwise, a whole fifth as the unfinished one did."""
+    game = Game("classic-2")
+    for text in [
+        "m3-m5",
+        "h14-i13",
+        "m1-m3-k5",
+        "e14-f13",
+        "k3-i5",
+        "f16-h14-j12",
+        "l4-l5",
+        "e16-e14-g12",
+        "l2-l4-l6",
+        "e15-g13-g11",
+        "l5-k6",
+        "f15-h13-j13-j11",
+        "l3-j5-l5-l7",
+    ]:
+        game.play(text)
+    rules, start = game.rules, game.position
+    assert isinstance(rules, RaceRules)
+
+    def search(nodes: int, depth: int) -> tuple[str, int, int | None]:
+        searching = RaceSearch(rules, start.turn, (0, 1), Limits.of(nodes, None), max_depth=depth)
+        move = searching.choose(start, rules.legal_moves(start))
+        assert searching.mode == "alphabeta"
+        return rules.format_move(move), searching.depth_reached, searching.score
+
+    cut_short = search(2500, 16)
+    assert cut_short[1] == 5
+    assert search(10**9, 4)[0] != cut_short[0]
+    assert search(10**9, 5) == cut_short
+
+
 @pytest.mark.parametrize("variant", ["classic-2", "fifteen-2", "longjump-2"])
 def test_beside_full_goals_alpha_beta_finds_the_minimax_value_the_owners_marbles_counting_or_not(
     variant: str,

@@ -12,6 +12,13 @@
 //   judged without nodes of their own (frontier).
 // - Alpha-beta's inner nodes keep only the breadth most promising moves (the rival's
 //   reply_breadth): enough to see the rival block, not only race; the root every option.
+//   A move after the first is searched with a null window first (principal variation
+//   search): only one that beats the best so far is searched again with the full window,
+//   the same values on fewer nodes.
+// - The allowance mostly runs out inside an iteration. Its options are searched in the
+//   last iteration's order, so once the first (the last best) is searched, an option
+//   proved better at the new depth is the better guess: it is played (it beat the last
+//   best in a sequential test, docs/measurements.md).
 // - The forecast plans on the rival's racing move (its one biggest gain in rows, as
 //   Medium plays): far behind, or racing, its blocking no longer wins it the game, and
 //   planning on its likely moves finishes sooner than guarding against its worst one.
@@ -168,9 +175,15 @@ public:
         }
         for (int depth = 1; depth <= s_.max_depth; ++depth) {
             std::int64_t score = 0;
+            better_ = 0;
             try {
                 order = root(marbles, sums, order, depth, score);
             } catch (const OutOfTime&) {
+                if (better_ != 0) {  // the unfinished iteration found a better option
+                    result.best = better_;
+                    result.score = better_score_;
+                    result.depth = depth;
+                }
                 break;
             }
             result.best = order.front();
@@ -186,6 +199,8 @@ public:
 private:
     using Clock = std::chrono::steady_clock;
     struct OutOfTime {};
+    // Alpha-beta: the option of this iteration that beat the first, and its value (root).
+    std::int64_t better_ = 0, better_score_ = 0;
     enum Flag { EXACT, LOWER, UPPER };
     static constexpr std::uint32_t NO_LIST = ~std::uint32_t{0};
     struct Entry {
@@ -484,7 +499,8 @@ private:
     }
 
     // Alpha-beta's root: every option, later ones only proved no better than the best
-    // (whose value goes to ``score``).
+    // (whose value goes to ``score``). An option searched to the end that beats the
+    // first goes to ``better_``.
     std::vector<std::int64_t> root(const Pos& p, const Sums& sums,
                                    const std::vector<std::int64_t>& order, int depth,
                                    std::int64_t& score) {
@@ -498,12 +514,29 @@ private:
             const std::int64_t v =
                 finishes(after, me, move)
                     ? finish_value(after, me, 0)
-                    : -negamax(after, after_sums, s_.rivals[0], depth - 1, -WIN - 1, -alpha, 1);
+                    : search(after, after_sums, s_.rivals[0], depth - 1, alpha, WIN + 1,
+                             !scored.empty(), 1);
+            if (v > alpha && !scored.empty()) {
+                better_ = move;
+                better_score_ = v;
+            }
             scored.emplace_back(v, move);
             alpha = std::max(alpha, v);
         }
         score = alpha;
         return ranked(std::move(scored));
+    }
+
+    // A move's value to its mover, ``p`` the position after it and ``turn`` to move there,
+    // in the mover's window (alpha, beta): with ``scout``, a null window first, and the
+    // full window only if the move beats alpha.
+    std::int64_t search(const Pos& p, const Sums& sums, int turn, int depth, std::int64_t alpha,
+                        std::int64_t beta, bool scout, int ply) {
+        if (scout && beta - alpha > 1) {
+            const std::int64_t v = -negamax(p, sums, turn, depth, -alpha - 1, -alpha, ply);
+            if (v <= alpha || v >= beta) return v;
+        }
+        return -negamax(p, sums, turn, depth, -beta, -alpha, ply);
     }
 
     // Alpha-beta's principal line: the chosen move, then in turn each position's best move
@@ -560,6 +593,7 @@ private:
             return frontier(p, sums, turn, moves, ply, other_weight * value(other, sums), weight);
         const std::int64_t start_alpha = alpha;
         std::int64_t best = -WIN - 1, best_move = 0;
+        bool scout = false;  // the first move with the full window, the others scouted
         for (std::int64_t move : moves) {
             Pos after = p;
             Sums after_sums = sums;
@@ -567,7 +601,8 @@ private:
             const std::int64_t v =
                 finishes(after, turn, move)
                     ? finish_value(after, turn, ply)
-                    : -negamax(after, after_sums, other, depth - 1, -beta, -alpha, ply + 1);
+                    : search(after, after_sums, other, depth - 1, alpha, beta, scout, ply + 1);
+            scout = true;
             if (v > best) {
                 best = v;
                 best_move = move;
