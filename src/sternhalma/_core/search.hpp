@@ -540,7 +540,7 @@ private:
     }
 
     // Alpha-beta's principal line: the chosen move, then in turn each position's best move
-    // in the table, as many plies as the last whole iteration searched; it ends early at a
+    // in the table, as many plies as the move's iteration searched; it ends early at a
     // finish, a pass, or a position the table does not hold.
     std::vector<std::int64_t> principal_line(Pos p, std::int64_t move, int depth) const {
         std::vector<std::int64_t> line;
