@@ -13,6 +13,7 @@ from helpers import position
 
 from sternhalma import core
 from sternhalma.benchmark import sample_positions
+from sternhalma.boards.base import bits
 from sternhalma.errors import SternhalmaError
 from sternhalma.game import Game, GameError
 from sternhalma.players import (
@@ -30,6 +31,7 @@ from sternhalma.players.history import races, repetition_result
 from sternhalma.players.rows import row_gain, row_table
 from sternhalma.position import Move, Position
 from sternhalma.rules import VARIANTS, find_variant
+from sternhalma.rules.capture import CaptureRules
 from sternhalma.rules.race import RaceRules
 
 #: A small fixed search for Hard: quick and reproducible in tests (the others ignore it).
@@ -357,6 +359,64 @@ def test_the_capture_search_sees_the_game_end_at_its_horizon() -> None:
     search = CaptureSearch(rules, 0, [0, 1], Limits.of(10_000, None), max_depth=1)
     assert search.choose(start, [longer, win]) == win
     assert search.score == WIN - 1
+
+
+def three_ply_value(rules: CaptureRules, start: Position, me: int) -> int:
+    """By brute force, three plies of the capture search with three or more players
+    (players/capture.py): our move, the reply of any rival worst for us, then the best
+    line move for our lead, credited to the seat whose turn it is; every chain weighed."""
+    from sternhalma.players.capture import WIN
+
+    def lead(p: Position) -> int:
+        return p.captured[me] - max(c for s, c in enumerate(p.captured) if s != me)
+
+    def final(p: Position, ply: int) -> int:
+        return WIN - ply if lead(p) > 0 else -WIN + ply if lead(p) < 0 else 0
+
+    def line(p: Position) -> int:
+        after = [rules.apply_unchecked(p, move) for move in rules.distinct_moves(p)]
+        return max(
+            (lead(q) if rules.has_move(q) else final(q, 3) for q in after),
+            default=final(p, 2),
+        )
+
+    def reply(p: Position) -> int:
+        return min(
+            (
+                line(rules.apply_unchecked(p.with_turn(rival), move))
+                for move in rules.distinct_moves(p)
+                for rival in range(rules.players)
+                if rival != me
+            ),
+            default=final(p, 1),
+        )
+
+    return max(reply(rules.apply_unchecked(start, move)) for move in rules.distinct_moves(start))
+
+
+def test_with_three_players_the_capture_search_weighs_every_chain() -> None:
+    from sternhalma.players.capture import CaptureSearch
+    from sternhalma.players.search import Limits
+
+    # Between several rivals the longest chains are not the only ones that matter: where
+    # a line move's captures go to a rival, the best is a short one. Three plies deep the
+    # search finds the brute-force value over every chain.
+    rules = find_variant("capture-3")
+    assert isinstance(rules, CaptureRules)
+    rng = random.Random(6)  # its first position's value needs a chain beyond the 8 longest
+    holes = list(bits(rules.initial().pieces))
+    checked = 0
+    while checked < 3:  # under a third of the pieces left, each seat some captured
+        pieces = sum(1 << h for h in rng.sample(holes, 18))
+        captured = tuple(rng.randint(0, 4) for _ in range(3))
+        start = Position(rules, rng.randrange(3), (), pieces, captured)
+        if len(rules.distinct_moves(start)) < 4:
+            continue
+        search = CaptureSearch(rules, start.turn, [0, 1, 2], Limits.of(10**7, None), max_depth=3)
+        search.choose(start, rules.distinct_moves(start))
+        assert search.depth_reached == 3
+        assert search.score == three_ply_value(rules, start, start.turn)
+        checked += 1
 
 
 # -- Hard's search against the engine and against plain minimax ------------------------

@@ -3,14 +3,21 @@
 Every move is a capture, so the evaluation is simply the capture lead; the
 strength is in the look-ahead: a long chain that opens a longer one for the
 reply is a bad move. Two players: negamax alpha-beta with iterative
-deepening and a transposition table. Three or more: best-reply search, our
-moves alternating with the single best reply of any opponent, judged by our
-lead over the best of them. The game ends when no jump exists; then the
-most captures wins.
+deepening and a transposition table. Three or more: our move, then the one
+reply of any rival that is worst for us, then a line of moves we choose, each
+credited to the seat whose turn it is (so the rivals take most of what the
+line captures), judged by our lead over the best rival. It looks odd, but it
+beat each tidier search in sequential tests: our moves alternating with best
+replies, each rival in turn replying (paranoid), and the line's captures all
+credited to us (docs/measurements.md). The game ends when no jump exists; then
+the most captures wins.
 
 Moves come from ``distinct_moves`` (one chain per resulting position; on the
-compiled core where it was built, ``core.distinct_captures``), are ordered by
-captures, and inner nodes keep only the ``breadth`` longest.
+compiled core where it was built, ``core.distinct_captures``) and are ordered by
+captures. With two players inner nodes keep only the ``breadth`` longest; with
+three or more every chain (the longest alone miss the chains that matter
+between several rivals: keeping all won sequential tests in capture-3 and
+capture-3-longjump, docs/measurements.md).
 """
 
 from __future__ import annotations
@@ -45,7 +52,8 @@ class CaptureSearch:
         self.me = seat
         self.seats = tuple(in_play) if seat in in_play else (seat, *in_play)
         self.limits = limits
-        self.breadth = breadth
+        #: Chains kept at inner nodes: ``breadth`` with two players, all with more.
+        self.breadth: int | None = breadth if len(self.seats) == 2 else None
         self.max_depth = max_depth
         self.tt: dict[object, tuple[int, int, int]] = {}
         self.depth_reached = 0
@@ -140,6 +148,7 @@ class CaptureSearch:
                 return value
         start_alpha, start_beta = alpha, beta
         best = -WIN - 1 if ours else WIN + 1
+        # Three or more: after the reply the line is ours to choose (the module's docstring).
         following = self.me if len(self.seats) > 2 else self._next(seat)
         for move in moves:
             after = self.rules.apply_unchecked(position, move)

@@ -91,7 +91,7 @@ class HardSettings:
     crowd: CrowdSettings = field(default_factory=CrowdSettings)
     #: The searches over our own moves (solo, forecast).
     solo: SoloSettings = field(default_factory=SoloSettings)
-    #: Chains kept at inner nodes (capture).
+    #: Chains kept at inner nodes (capture with two players; three or more keep every one).
     capture_breadth: int = 8
 
 
