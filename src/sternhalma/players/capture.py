@@ -52,12 +52,14 @@ class CaptureSearch:
         self.me = seat
         self.seats = tuple(in_play) if seat in in_play else (seat, *in_play)
         self.limits = limits
+        #: Three or more seats in play: the reply, then our line (the module's docstring).
+        self.crowd = len(self.seats) > 2
         #: Chains kept at inner nodes: ``breadth`` with two players, all with more.
-        self.breadth: int | None = breadth if len(self.seats) == 2 else None
+        self.breadth: int | None = None if self.crowd else breadth
         self.max_depth = max_depth
         self.tt: dict[object, tuple[int, int, int]] = {}
         self.depth_reached = 0
-        self.mode = "alphabeta" if len(self.seats) == 2 else "brs"
+        self.mode = "brs" if self.crowd else "alphabeta"
         #: The chosen move's value at the deepest finished search (our capture lead, or
         #: about WIN for a game won), None before one finished.
         self.score: int | None = None
@@ -129,7 +131,7 @@ class CaptureSearch:
         """Our value; we maximise at our nodes, the rivals (best reply) minimise at theirs."""
         self.limits.tick()
         ours = seat == self.me
-        if len(self.seats) > 2 and not ours:
+        if self.crowd and not ours:
             return self._best_reply(position, depth, alpha, beta, ply)
         if depth == 0:
             return self._leaf(position, ply)
@@ -148,8 +150,7 @@ class CaptureSearch:
                 return value
         start_alpha, start_beta = alpha, beta
         best = -WIN - 1 if ours else WIN + 1
-        # Three or more: after the reply the line is ours to choose (the module's docstring).
-        following = self.me if len(self.seats) > 2 else self._next(seat)
+        following = self.me if self.crowd else self._next(seat)
         for move in moves:
             after = self.rules.apply_unchecked(position, move)
             value = self._search(after, following, depth - 1, alpha, beta, ply + 1)
