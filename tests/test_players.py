@@ -410,10 +410,11 @@ def test_with_three_players_the_capture_search_weighs_every_chain() -> None:
         pieces = sum(1 << h for h in rng.sample(holes, 18))
         captured = tuple(rng.randint(0, 4) for _ in range(3))
         start = Position(rules, rng.randrange(3), (), pieces, captured)
-        if len(rules.distinct_moves(start)) < 4:
+        options = rules.distinct_moves(start)
+        if len(options) < 4:
             continue
         search = CaptureSearch(rules, start.turn, [0, 1, 2], Limits.of(10**7, None), max_depth=3)
-        search.choose(start, rules.distinct_moves(start))
+        search.choose(start, options)
         assert search.depth_reached == 3
         assert search.score == three_ply_value(rules, start, start.turn)
         checked += 1
