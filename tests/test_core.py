@@ -28,7 +28,7 @@ from sternhalma.benchmark import sample_positions
 from sternhalma.boards.base import bits
 from sternhalma.game import Game
 from sternhalma.players.evaluate import WIN, pack, race_evaluation
-from sternhalma.players.race import DuelSettings, RaceSearch, SoloSettings
+from sternhalma.players.race import CrowdSettings, DuelSettings, RaceSearch, SoloSettings
 from sternhalma.players.search import Limits
 from sternhalma.position import Position
 from sternhalma.rules import VARIANTS
@@ -345,7 +345,9 @@ class Minimax:
     ) -> None:
         self.rules, self.me, self.rival_weight = rules, me, rival_weight
         self.owner_counts = owner_counts or (True,) * rules.players
-        self.evaluation = race_evaluation(rules, DuelSettings().weights_on(rules))
+        many = rules.players > 2  # the crowd's weights, as RaceSearch counts them
+        weights = CrowdSettings().weights if many else DuelSettings().weights_on(rules)
+        self.evaluation = race_evaluation(rules, weights)
 
     def leaf(self, marbles: tuple[int, ...], turn: int) -> int:
         def cost(seat: int) -> int:
@@ -387,7 +389,8 @@ class Minimax:
 
 def few_marbles(rules: RaceRules, count: int, seed: int, most: int = 3) -> Iterator[Position]:
     """One to ``most`` marbles a seat in a crowded region (so that chains of jumps exist);
-    in Halma about the goal of the seat to move, so that it may finish within a few plies."""
+    in Halma about the goal of the seat to move, so that it may finish within a few plies.
+    Seats 0 and 1 are to move; with three players the third's marbles stand among theirs."""
     rng = random.Random(f"few:{rules.id}:{seed}")
     board = rules.board
     while count:
@@ -396,7 +399,7 @@ def few_marbles(rules: RaceRules, count: int, seed: int, most: int = 3) -> Itera
         if not rules.anti_blocking:  # both seats' pieces about the goal of the seat to move
             centre = rng.choice(list(bits(rules.goals[turn])))
         marbles: list[int] = []
-        for _seat in range(2):
+        for _seat in range(rules.players):
             near = sorted(range(board.size), key=lambda h: board.distance(centre, h))[:14]
             free = [h for h in near if not any(m >> h & 1 for m in marbles)]
             marbles.append(sum(1 << h for h in rng.sample(free, rng.randint(1, most))))
@@ -443,6 +446,7 @@ def against_minimax(start: Position, minimax: Minimax, depths: tuple[int, ...]) 
     duel = DuelSettings(
         breadth=999, reply_breadth=999, race_lead=0, rival_weight=minimax.rival_weight
     )
+    crowd = CrowdSettings(rival_weight=minimax.rival_weight)
     options = rules.legal_moves(start)
     searched = finishes = 0
     for depth in depths:
@@ -459,6 +463,7 @@ def against_minimax(start: Position, minimax: Minimax, depths: tuple[int, ...]) 
                 (0, 1),
                 Limits.of(10**12, None),
                 duel=duel,
+                crowd=crowd,
                 max_depth=depth,
                 owner_counts=minimax.owner_counts,
                 compiled=compiled_core,
@@ -480,6 +485,7 @@ def against_minimax(start: Position, minimax: Minimax, depths: tuple[int, ...]) 
         ("classic-2", "fewer", 16, (5,)),  # deep enough for the table to meet transpositions
         ("halma-2", "few", 24, (1, 2, 3)),
         ("classic-2", "about-to-finish", 14, (1, 2, 3)),
+        ("classic-3", "few", 12, (1, 2, 3)),  # two in play: the table keeps a third board
     ],
 )
 def test_alpha_beta_finds_the_brute_force_minimax_value(

@@ -129,7 +129,7 @@ public:
           s_(std::move(settings)),
           seats_(tables.seats()),
           after_us_(s_.rivals),
-          tt_(seats_),
+          tt_(s_.me, s_.rivals.empty() ? s_.me : s_.rivals[0]),
           moves_(static_cast<std::size_t>(std::max(s_.max_depth, 0) + 1)) {
         for (const std::vector<std::int64_t>& cost : e_.costs) within_.push_back(Within::of(cost));
         // Per seat, the group term for every number of rows to go up to the divisor (the
@@ -201,12 +201,12 @@ private:
     struct OutOfTime {};
     // Alpha-beta: the option of this iteration that beat the first, and its value (root).
     std::int64_t better_ = 0, better_score_ = 0;
-    enum Flag { EXACT, LOWER, UPPER };
+    enum Flag : std::uint8_t { EXACT, LOWER, UPPER };
     static constexpr std::uint32_t NO_LIST = ~std::uint32_t{0};
     struct Entry {
         std::int64_t value;
         std::int64_t best;
-        int depth;
+        std::int16_t depth;
         Flag flag;
         std::uint32_t list;  // where its best moves by gain begin in ``listed_`` (``ordered``)
     };
@@ -241,65 +241,67 @@ private:
     // quarters full (half: more memory to fault in and miss the cache than longer probes
     // cost), never forgetting (the entries a map would hold, so the same moves). Most nodes
     // miss it, so a probe reads only the slots' hashes, 8 bytes each, until it meets an
-    // empty slot (hash 0) or its own hash; a position keeps only the seats in play.
+    // empty slot (hash 0) or its own hash; a hit reads one cache line more, the slot's
+    // entry with the turn and the boards it is kept for: the two seats that move (the
+    // others' marbles stand throughout a search).
     class Table {
     public:
-        explicit Table(int seats) : seats_(seats) {}
+        Table(int seat, int rival) : seats_{seat, rival} {}
         const Entry* find(const Pos& pos, int turn, std::uint64_t hash) const {
             if (hashes_.empty()) return nullptr;
             const std::size_t i = place(pos, turn, hash);
-            return hashes_[i] != 0 ? &entries_[i] : nullptr;
+            return hashes_[i] != 0 ? &slots_[i].entry : nullptr;
         }
         void put(const Pos& pos, int turn, std::uint64_t hash, const Entry& entry) {
             if (4 * (count_ + 1) > 3 * hashes_.size()) grow();
             const std::size_t i = place(pos, turn, hash);
+            Slot& slot = slots_[i];
             if (hashes_[i] == 0) {
                 hashes_[i] = hash;
-                turns_[i] = static_cast<std::int8_t>(turn);
-                std::copy(pos.m.begin(), pos.m.begin() + seats_, boards_.begin() + slot(i));
+                slot.turn = static_cast<std::int8_t>(turn);
+                slot.boards = boards(pos);
                 ++count_;
             }
-            entries_[i] = entry;
+            slot.entry = entry;
         }
 
     private:
-        std::size_t slot(std::size_t i) const { return i * static_cast<std::size_t>(seats_); }
+        struct alignas(64) Slot {  // 64 bytes on the star's board
+            Entry entry;
+            std::int8_t turn;
+            std::array<B, 2> boards;
+        };
+        static_assert(W > 2 || sizeof(Slot) == 64, "a slot is one cache line on the star");
+        std::array<B, 2> boards(const Pos& pos) const {
+            return {pos.m[static_cast<std::size_t>(seats_[0])],
+                    pos.m[static_cast<std::size_t>(seats_[1])]};
+        }
         // The slot holding the position, or the empty slot where it would go.
         std::size_t place(const Pos& pos, int turn, std::uint64_t hash) const {
             std::size_t i = hash & mask_;
-            while (hashes_[i] != 0 && !(hashes_[i] == hash && turns_[i] == turn &&
-                                        std::equal(pos.m.begin(), pos.m.begin() + seats_,
-                                                   boards_.begin() + slot(i))))
+            while (hashes_[i] != 0 && !(hashes_[i] == hash && slots_[i].turn == turn &&
+                                        slots_[i].boards == boards(pos)))
                 i = (i + 1) & mask_;
             return i;
         }
         void grow() {
             const std::size_t size = std::max<std::size_t>(1024, 2 * hashes_.size());
             std::vector<std::uint64_t> hashes(size, 0);
-            std::vector<std::int8_t> turns(size);
-            std::vector<B> boards(size * static_cast<std::size_t>(seats_));
-            std::vector<Entry> entries(size);
+            std::vector<Slot> slots(size);
             hashes.swap(hashes_);
-            turns.swap(turns_);
-            boards.swap(boards_);
-            entries.swap(entries_);
+            slots.swap(slots_);
             mask_ = size - 1;
             for (std::size_t i = 0; i < hashes.size(); ++i) {
                 if (hashes[i] == 0) continue;
                 std::size_t j = hashes[i] & mask_;
                 while (hashes_[j] != 0) j = (j + 1) & mask_;
                 hashes_[j] = hashes[i];
-                turns_[j] = turns[i];
-                std::copy(boards.begin() + slot(i), boards.begin() + slot(i) + seats_,
-                          boards_.begin() + slot(j));
-                entries_[j] = entries[i];
+                slots_[j] = slots[i];
             }
         }
-        int seats_;
+        std::array<int, 2> seats_;
         std::vector<std::uint64_t> hashes_;  // 0: an empty slot
-        std::vector<std::int8_t> turns_;
-        std::vector<B> boards_;  // seats_ a slot
-        std::vector<Entry> entries_;
+        std::vector<Slot> slots_;
         std::size_t mask_ = 0, count_ = 0;
     };
 
@@ -613,7 +615,7 @@ private:
             }
         }
         const Flag flag = best <= start_alpha ? UPPER : best >= beta ? LOWER : EXACT;
-        tt_.put(p, turn, hash, Entry{best, best_move, depth, flag, list});
+        tt_.put(p, turn, hash, Entry{best, best_move, static_cast<std::int16_t>(depth), flag, list});
         return best;
     }
 
