@@ -2,6 +2,8 @@
 non-regression). Where every choice is the same, the two play the same games, so the
 change costs no strength and no match is needed to show it; where some differ, the
 list says where, and a sequential test (``sternhalma match --sprt``) has to decide.
+It also prints each side's CPU time a move on those positions, measured in the same run
+(the machine is shared: the ratio of the two means is the figure that holds).
 
     nice .venv/bin/python bench/same_choices.py --commit 51c1571 --finish-rule anytime
     .venv/bin/python bench/same_choices.py --commit HEAD~3 --variant classic-2 --games 2
@@ -37,9 +39,11 @@ DEFAULT_VARIANTS = ["classic-2", "classic-3", "classic-6", "halma-2"]
 
 
 # -- the child: one version's choices ------------------------------------------------------
-def choose_all(jobs: list[dict[str, Any]]) -> list[list[list[int] | None]]:
-    """Hard's move (a list of holes; None where the game is over) at every position of
-    every job, with whichever version of the package is on the path."""
+def choose_all(jobs: list[dict[str, Any]]) -> list[list[tuple[list[int] | None, float]]]:
+    """Hard's move (a list of holes; None where the game is over) and its CPU seconds at
+    every position of every job, with whichever version of the package is on the path."""
+    import time
+
     from sternhalma import core
     from sternhalma.benchmark import sample_positions
     from sternhalma.game import Game
@@ -53,12 +57,15 @@ def choose_all(jobs: list[dict[str, Any]]) -> list[list[list[int] | None]]:
     except ImportError:  # before the one engine API
         Limit = None
 
-    def choice(game: Any, nodes: int) -> list[int] | None:
+    def choice(game: Any, nodes: int) -> tuple[list[int] | None, float]:
         if game.is_over:
-            return None
+            return None, 0.0
+        began = time.process_time()
         if Limit is None:
-            return list(HardPlayer(1, nodes=nodes).choose(game, budget=60))
-        return list(HardPlayer(1).choose(game, Limit(nodes=nodes)).move)
+            move = HardPlayer(1, nodes=nodes).choose(game, budget=60)
+        else:
+            move = HardPlayer(1).choose(game, Limit(nodes=nodes)).move
+        return list(move), time.process_time() - began
 
     def games(job: dict[str, Any]) -> list[Any]:
         rules = VARIANTS[job["variant"]]
@@ -124,7 +131,9 @@ def run(command: list[str], **options: Any) -> str:
 
 def played_games(variant: str, games: int, seed: int, nodes: int) -> list[list[str]]:
     """The moves (as text) of games of today's Hard against Medium, the seats rotating,
-    at ``nodes`` a move."""
+    at ``nodes`` a move (none for 0 games)."""
+    if games == 0:
+        return []
     from sternhalma import match
     from sternhalma.records import read_record
 
@@ -157,6 +166,7 @@ def main() -> None:
     tree, core_file = built_commit(args.commit)
     print(f"== Hard's choices: this checkout against {args.commit} ({tree.name}), compiled cores")
     total_same = total = 0
+    total_seconds = [0.0, 0.0]
     for variant in args.variant or DEFAULT_VARIANTS:
         nodes = nodes_per_second(HardSettings(), VARIANTS[variant])
         ours: list[dict[str, Any]] = [
@@ -169,22 +179,34 @@ def main() -> None:
             job["finish_rule"] = args.finish_rule
         now, then = run_side(ours, None, None), run_side(theirs, tree, core_file)
         same = differ = 0
+        seconds = [0.0, 0.0]  # now, then: over the positions both chose at
         for source, (new, old) in enumerate(zip(now, then, strict=True)):
             if len(new) != len(old):
                 print(f"   {variant} game {source}: {len(new)} positions now, {len(old)} then")
-            for ply, (a, b) in enumerate(zip(new, old, strict=False)):
+            for ply, ((a, a_seconds), (b, b_seconds)) in enumerate(zip(new, old, strict=False)):
                 if a is None:
                     continue
+                seconds[0] += a_seconds
+                seconds[1] += b_seconds
                 if a == b:
                     same += 1
                     continue
                 differ += 1
                 where = f"position {ply}" if source == 0 else f"game {source}, ply {ply}"
                 print(f"   {variant} {where}: now {a}, then {b}")
-        print(f"{variant:>10}: {same} of {same + differ} the same at {nodes:,} nodes a move")
+        positions = same + differ
+        print(
+            f"{variant:>10}: {same} of {positions} the same at {nodes:,} nodes a move; "
+            f"CPU a move now {seconds[0] / positions:.3f} s, then {seconds[1] / positions:.3f} s, "
+            f"now / then {seconds[0] / seconds[1]:.2f}"
+        )
         total_same += same
-        total += same + differ
-    print(f"{'in all':>10}: {total_same} of {total} the same")
+        total += positions
+        total_seconds = [t + s for t, s in zip(total_seconds, seconds, strict=True)]
+    print(
+        f"{'in all':>10}: {total_same} of {total} the same; CPU now / then "
+        f"{total_seconds[0] / total_seconds[1]:.2f}"
+    )
     print(f"   {args.commit}'s checkout and build stay in {tree} for the next run;")
     print(f"   `git worktree remove --force {tree}` removes them")
 
