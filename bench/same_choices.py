@@ -195,18 +195,20 @@ def main() -> None:
                 where = f"position {ply}" if source == 0 else f"game {source}, ply {ply}"
                 print(f"   {variant} {where}: now {a}, then {b}")
         positions = same + differ
-        print(
-            f"{variant:>10}: {same} of {positions} the same at {nodes:,} nodes a move; "
-            f"CPU a move now {seconds[0] / positions:.3f} s, then {seconds[1] / positions:.3f} s, "
+        cpu = (
+            f"; CPU a move now {seconds[0] / positions:.3f} s, then {seconds[1] / positions:.3f} s, "
             f"now / then {seconds[0] / seconds[1]:.2f}"
+            if positions and seconds[1]
+            else ""
         )
+        print(f"{variant:>10}: {same} of {positions} the same at {nodes:,} nodes a move{cpu}")
         total_same += same
         total += positions
         total_seconds = [t + s for t, s in zip(total_seconds, seconds, strict=True)]
-    print(
-        f"{'in all':>10}: {total_same} of {total} the same; CPU now / then "
-        f"{total_seconds[0] / total_seconds[1]:.2f}"
+    ratio = (
+        f"; CPU now / then {total_seconds[0] / total_seconds[1]:.2f}" if total_seconds[1] else ""
     )
+    print(f"{'in all':>10}: {total_same} of {total} the same{ratio}")
     print(f"   {args.commit}'s checkout and build stay in {tree} for the next run;")
     print(f"   `git worktree remove --force {tree}` removes them")
 

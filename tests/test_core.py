@@ -485,7 +485,7 @@ def against_minimax(start: Position, minimax: Minimax, depths: tuple[int, ...]) 
         ("classic-2", "fewer", 16, (5,)),  # deep enough for the table to meet transpositions
         ("halma-2", "few", 24, (1, 2, 3)),
         ("classic-2", "about-to-finish", 14, (1, 2, 3)),
-        ("classic-3", "few", 12, (1, 2, 3)),  # two in play: the table keeps a third board
+        ("classic-3", "few", 12, (1, 2, 3)),  # two of three in play, the third standing
     ],
 )
 def test_alpha_beta_finds_the_brute_force_minimax_value(
