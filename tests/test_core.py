@@ -28,7 +28,13 @@ from sternhalma.benchmark import sample_positions
 from sternhalma.boards.base import bits
 from sternhalma.game import Game
 from sternhalma.players.evaluate import WIN, pack, race_evaluation
-from sternhalma.players.race import CrowdSettings, DuelSettings, RaceSearch, SoloSettings
+from sternhalma.players.race import (
+    CrowdSettings,
+    DuelSettings,
+    RaceSearch,
+    SoloSettings,
+    race_weights,
+)
 from sternhalma.players.search import Limits
 from sternhalma.position import Position
 from sternhalma.rules import VARIANTS
@@ -345,8 +351,7 @@ class Minimax:
     ) -> None:
         self.rules, self.me, self.rival_weight = rules, me, rival_weight
         self.owner_counts = owner_counts or (True,) * rules.players
-        many = rules.players > 2  # the crowd's weights, as RaceSearch counts them
-        weights = CrowdSettings().weights if many else DuelSettings().weights_on(rules)
+        weights = race_weights(rules, DuelSettings(), CrowdSettings())
         self.evaluation = race_evaluation(rules, weights)
 
     def leaf(self, marbles: tuple[int, ...], turn: int) -> int:

@@ -133,6 +133,12 @@ class CrowdSettings:
         _at_least(self, playout_moves=1, playout_options=1)
 
 
+def race_weights(rules: RaceRules, duel: DuelSettings, crowd: CrowdSettings) -> RaceWeights:
+    """The evaluation's weights for ``rules``: with three or more seats in the game the
+    crowd's, whatever the search, else the duel's for the board."""
+    return crowd.weights if rules.players > 2 else duel.weights_on(rules)
+
+
 @dataclass(frozen=True)
 class SoloSettings:
     """The searches over our own moves (solo, and the duel's forecast): a beam."""
@@ -203,7 +209,7 @@ class RaceSearch:
         )
         if len(self.owner_counts) != len(rules.seats):
             raise ValueError(f"owner_counts needs one flag per seat of {rules.id}")
-        self.evaluation = race_evaluation(rules, crowd.weights if many else duel.weights_on(rules))
+        self.evaluation = race_evaluation(rules, race_weights(rules, duel, crowd))
         #: The deepest search that finished, which search ran (for the benchmarks) and
         #: alpha-beta's value of the chosen move at that depth (None for the others).
         self.depth_reached = 0
