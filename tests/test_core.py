@@ -491,6 +491,8 @@ def against_minimax(start: Position, minimax: Minimax, depths: tuple[int, ...]) 
         ("halma-2", "few", 24, (1, 2, 3)),
         ("classic-2", "about-to-finish", 14, (1, 2, 3)),
         ("classic-3", "few", 12, (1, 2, 3)),  # two of three in play, the third standing
+        ("fifteen-2", "few", 12, (1, 2, 3)),
+        ("longjump-2", "few", 12, (1, 2, 3)),  # the chains by the lines' masks
     ],
 )
 def test_alpha_beta_finds_the_brute_force_minimax_value(
