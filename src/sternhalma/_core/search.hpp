@@ -42,7 +42,6 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -131,6 +130,7 @@ public:
           after_us_(s_.rivals),
           tt_(s_.me, s_.rivals.empty() ? s_.me : s_.rivals[0]),
           moves_(static_cast<std::size_t>(std::max(s_.max_depth, 0) + 1)) {
+        forecast_seen_.reset(1024);
         for (const std::vector<std::int64_t>& cost : e_.costs) within_.push_back(Within::of(cost));
         // Per seat, the group term for every number of rows to go up to the divisor (the
         // marbles times the goal tip's row, the most there are; players/evaluate.py).
@@ -226,20 +226,6 @@ private:
             }
         return (h ^ (h >> 33)) | 1;
     }
-
-    // A position and whose turn it is, with its hash.
-    struct Key {
-        Pos pos;
-        int turn;
-        std::uint64_t hash;
-        Key(const Pos& p, int t, int seats) : pos(p), turn(t), hash(hash_of(p, t, seats)) {}
-        bool operator==(const Key& o) const {
-            return hash == o.hash && turn == o.turn && pos == o.pos;
-        }
-    };
-    struct KeyHash {
-        std::size_t operator()(const Key& k) const { return static_cast<std::size_t>(k.hash); }
-    };
 
     // The transposition table: open addressing in a power-of-two array kept at most three
     // quarters full (half: more memory to fault in and miss the cache than longer probes
@@ -624,6 +610,10 @@ private:
     }
 
     // -- forecast: our moves, the rivals racing between them ---------------------------------
+    struct Planned {  // a beam position (its plan is found back through the trail), a forecast
+        Pos pos;
+        Sums sums;
+    };
     void rivals_move(Pos& p, Sums& sums) {
         for (int seat : after_us_) {
             tick();
@@ -649,22 +639,22 @@ private:
         return racing;
     }
 
-    // The board after the rivals' forecast moves (listed once per board).
-    const std::pair<Pos, Sums>& forecast_board(const Pos& entry, const Sums& entry_sums) {
-        auto board = forecasts_.find(Key{entry, 0, seats_});
-        if (board == forecasts_.end()) {
-            std::pair<Pos, Sums> after{entry, entry_sums};
-            rivals_move(after.first, after.second);
-            board = forecasts_.emplace(Key{entry, 0, seats_}, after).first;
+    // The board after the rivals' forecast moves (found once per board; read it before the
+    // next call, which may move it).
+    const Planned& forecast_board(const Pos& entry, const Sums& entry_sums) {
+        const auto index = static_cast<std::uint32_t>(forecasts_.size());
+        const std::uint32_t at = forecast_seen_.insert(
+            hash_of(entry, 0, seats_), index,
+            [&](std::uint32_t i) { return forecasts_[i].first == entry; });
+        if (at == index) {
+            Planned after{entry, entry_sums};
+            rivals_move(after.pos, after.sums);
+            forecasts_.emplace_back(entry, after);
         }
-        return board->second;  // map nodes never move
+        return forecasts_[at].second;
     }
 
     // -- the beam: our moves, planned breadth-first ------------------------------------------
-    struct Planned {  // a beam position; its plan is found back through the trail
-        Pos pos;
-        Sums sums;
-    };
     // 16 bytes: a ply lists hundreds of thousands, passed over a few times.
     struct Child {
         std::int64_t value;
@@ -715,26 +705,29 @@ private:
         std::sort(first, best_end, order);
     }
 
-    // The positions a beam ply keeps, each once: open addressing on their hashes, at most
-    // half full, the positions themselves in the ply's list (no allocation per position).
+    // Positions listed once each (a beam ply's, the forecast's boards): open addressing on
+    // their hashes, at most half full (it grows), the positions themselves in the caller's
+    // list (no allocation per position).
     class Seen {
     public:
-        // Empty, for at most ``most`` positions.
+        // Empty, for ``most`` positions before it grows.
         void reset(std::size_t most) {
             std::size_t size = 16;
             while (size < 2 * most) size *= 2;
             slots_.assign(size, Slot{0, 0});
             mask_ = size - 1;
+            count_ = 0;
         }
-        // Whether the position ``hash`` is new (``same(i)``: whether it is the one listed
-        // at ``i``); a new one is remembered as listed at ``index``.
+        // Where the position ``hash`` is listed (``same(i)``: whether it is the one listed
+        // at ``i``); a new one is remembered as listed at ``index``, which is returned.
         template <class Same>
-        bool insert(std::uint64_t hash, std::uint32_t index, Same&& same) {
+        std::uint32_t insert(std::uint64_t hash, std::uint32_t index, Same&& same) {
             std::size_t i = hash & mask_;
             for (; slots_[i].hash != 0; i = (i + 1) & mask_)
-                if (slots_[i].hash == hash && same(slots_[i].index)) return false;
+                if (slots_[i].hash == hash && same(slots_[i].index)) return slots_[i].index;
             slots_[i] = Slot{hash, index};
-            return true;
+            if (2 * ++count_ > slots_.size()) grow();
+            return index;
         }
 
     private:
@@ -742,8 +735,19 @@ private:
             std::uint64_t hash;  // never 0 (hash_of): 0 is an empty slot
             std::uint32_t index;
         };
+        void grow() {
+            std::vector<Slot> old(2 * slots_.size(), Slot{0, 0});
+            old.swap(slots_);
+            mask_ = slots_.size() - 1;
+            for (const Slot& slot : old) {
+                if (slot.hash == 0) continue;
+                std::size_t i = slot.hash & mask_;
+                while (slots_[i].hash != 0) i = (i + 1) & mask_;
+                slots_[i] = slot;
+            }
+        }
         std::vector<Slot> slots_;
-        std::size_t mask_ = 0;
+        std::size_t mask_ = 0, count_ = 0;
     };
 
     // The plan of ``layers[depth - 1][index]``: its moves from the root on, found back
@@ -806,9 +810,9 @@ private:
                     } else {
                         tick();
                         if (s_.search == Search::forecast) {
-                            const std::pair<Pos, Sums>& board = forecast_board(from.pos, from.sums);
-                            from.pos = board.first;
-                            from.sums = board.second;
+                            const Planned& board = forecast_board(from.pos, from.sums);
+                            from.pos = board.pos;
+                            from.sums = board.sums;
                         }
                         each_packed(from.pos, me, [&](std::int64_t move) { grow(move, 0); });
                     }
@@ -838,7 +842,7 @@ private:
                 play(next.pos, next.sums, me, move);
                 const auto index = static_cast<std::uint32_t>(kept.size());
                 if (seen.insert(hash_of(next.pos, 0, seats_), index,
-                                [&](std::uint32_t i) { return kept[i].pos == next.pos; })) {
+                                [&](std::uint32_t i) { return kept[i].pos == next.pos; }) == index) {
                     kept.push_back(next);
                     came.emplace_back(parent, move);
                 }
@@ -971,7 +975,8 @@ private:
     };
     std::vector<Within> within_;
     std::vector<std::vector<std::int64_t>> group_;  // per seat and rows to go: the group term
-    std::unordered_map<Key, std::pair<Pos, Sums>, KeyHash> forecasts_;  // after the rivals' moves
+    std::vector<std::pair<Pos, Planned>> forecasts_;  // boards before and after the rivals' moves
+    Seen forecast_seen_;                               // and where each is listed
 };
 
 }  // namespace sternhalma
