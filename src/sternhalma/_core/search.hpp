@@ -132,6 +132,16 @@ public:
           moves_(static_cast<std::size_t>(std::max(s_.max_depth, 0) + 1)) {
         forecast_seen_.reset(1024);
         for (const std::vector<std::int64_t>& cost : e_.costs) within_.push_back(Within::of(cost));
+        for (const std::vector<std::int64_t>& to_go : e_.to_go) {
+            auto& near = rows_within_.emplace_back();
+            const std::int64_t far = *std::max_element(to_go.begin(), to_go.end());
+            for (std::int64_t r = 0; r <= far; ++r) {
+                B holes;
+                for (std::size_t h = 0; h < to_go.size(); ++h)
+                    if (to_go[h] <= r) holes.set(static_cast<int>(h));
+                near.push_back(holes);
+            }
+        }
         // Per seat, the group term for every number of rows to go up to the divisor (the
         // marbles times the goal tip's row, the most there are; players/evaluate.py).
         for (std::size_t seat = 0; seat < e_.divisor.size(); ++seat) {
@@ -623,17 +633,28 @@ private:
     }
 
     // ``seat``'s moves that gain it the most rows, in the order of ``targets`` (a racing
-    // player's choice); only these few are sorted.
+    // player's choice); only these few are sorted. Once a move gains, a marble's ends that
+    // gain less are passed over (the holes as near the goal as they must be, one mask).
     std::vector<std::int64_t> racing_moves(const Pos& p, int seat) const {
         std::vector<std::int64_t> racing;
         std::int64_t most = -WIN;
-        each_packed(p, seat, [&](std::int64_t move) {
-            const std::int64_t gain = rows(seat, move_start(move)) - rows(seat, move_end(move));
-            if (gain > most) {
-                most = gain;
-                racing.clear();
-            }
-            if (gain == most) racing.push_back(move);
+        const std::int64_t* c = costs(seat);
+        const std::vector<B>& near = rows_within_[static_cast<std::size_t>(seat)];
+        const auto wanted = [&](int start) -> B {
+            const std::int64_t to_go = rows(seat, start) - most;  // at most this far from the tip
+            if (to_go < 0) return B{};
+            return near[static_cast<std::size_t>(std::min<std::int64_t>(
+                to_go, static_cast<std::int64_t>(near.size()) - 1))];
+        };
+        t_.each_marble(of(p, seat), occupied(p), seat, reach_, wanted, [&](int start, const B& ends) {
+            ends.each([&](int end) {
+                const std::int64_t gain = rows(seat, start) - rows(seat, end);
+                if (gain > most) {
+                    most = gain;
+                    racing.clear();
+                }
+                if (gain == most) racing.push_back(packed(c, start, end));
+            });
         });
         std::sort(racing.begin(), racing.end(), std::greater<>());
         return racing;
@@ -974,6 +995,7 @@ private:
         }
     };
     std::vector<Within> within_;
+    std::vector<std::vector<B>> rows_within_;  // per seat: [r] the holes at most r rows from its tip
     std::vector<std::vector<std::int64_t>> group_;  // per seat and rows to go: the group term
     std::vector<std::pair<Pos, Planned>> forecasts_;  // boards before and after the rivals' moves
     Seen forecast_seen_;                               // and where each is listed
