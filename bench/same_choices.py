@@ -13,7 +13,8 @@ worktree, kept for the next run until ``git worktree remove`` takes it away) and
 compiled core built there with cmake; both sides must run on a compiled core. Each side
 chooses in a child process of this Python, the commit's side with the commit's sources
 first on the path, and either engine API (``choose(game, Limit)``, or the older
-``choose(game, budget)`` with ``nodes``).
+``choose(game, budget)`` with ``nodes``). The two are asked a position at a time, in
+turn, each first every other position.
 
 The positions of a variant: ``--positions`` seeded mid-game positions
 (``benchmark.sample_positions``, the same in every version), and every position of
@@ -31,6 +32,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +40,12 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_VARIANTS = ["classic-2", "classic-3", "classic-6", "halma-2"]
 
 
-# -- the child: one version's choices ------------------------------------------------------
-def choose_all(jobs: list[dict[str, Any]]) -> list[list[tuple[list[int] | None, float]]]:
-    """Hard's move (a list of holes; None where the game is over) and its CPU seconds at
-    every position of every job, with whichever version of the package is on the path."""
+# -- the child: one version's choices, a position at a time ---------------------------------
+def chooser() -> Any:
+    """``choose(request)``: for a source of positions (``{"source": ...}``) how many it
+    has, for one of them (``{"source": ..., "index": i}``) Hard's move there (a list of
+    holes; None where the game is over) and its CPU seconds, with whichever version of the
+    package is on the path. A source is seeded positions or the positions of a game."""
     import time
 
     from sternhalma import core
@@ -67,26 +71,36 @@ def choose_all(jobs: list[dict[str, Any]]) -> list[list[tuple[list[int] | None, 
             move = HardPlayer(1).choose(game, Limit(nodes=nodes)).move
         return list(move), time.process_time() - began
 
-    def games(job: dict[str, Any]) -> list[Any]:
-        rules = VARIANTS[job["variant"]]
-        rule = {"finish_rule": job["finish_rule"]} if job.get("finish_rule") else {}
-        if "moves" not in job:
-            starts = sample_positions(rules, job["count"], seed=job["seed"])
+    def games(source: dict[str, Any]) -> list[Any]:
+        rules = VARIANTS[source["variant"]]
+        rule = {"finish_rule": source["finish_rule"]} if source.get("finish_rule") else {}
+        if "moves" not in source:
+            starts = sample_positions(rules, source["count"], seed=source["seed"])
             return [Game(rules, start=start, **rule) for start in starts]
         again = Game(rules, **rule)
         before = []
-        for text in job["moves"]:
+        for text in source["moves"]:
             if again.is_over:  # sooner by the rule asked for than as the game was played
                 break
             before.append(again.copy())
             again.play(text)
         return before
 
-    return [[choice(game, job["nodes"]) for game in games(job)] for job in jobs]
+    made: dict[str, list[Any]] = {}
+
+    def choose(request: dict[str, Any]) -> Any:
+        key = json.dumps(request["source"], sort_keys=True)
+        if key not in made:
+            made[key] = games(request["source"])
+        if "index" not in request:
+            return {"count": len(made[key])}
+        return choice(made[key][request["index"]], request["source"]["nodes"])
+
+    return choose
 
 
 def child(src: str | None) -> None:
-    """Reads the jobs (JSON) from standard input, writes the choices (JSON)."""
+    """Answers requests (a JSON line each, on standard input) with a JSON line each."""
     if src:
         # The commit's sources, not this checkout's editable install.
         sys.meta_path = [
@@ -95,7 +109,9 @@ def child(src: str | None) -> None:
             if not any(word in type(finder).__module__.lower() for word in ("editable", "scikit"))
         ]
         sys.path.insert(0, src)
-    json.dump(choose_all(json.load(sys.stdin)), sys.stdout)
+    choose = chooser()
+    for line in sys.stdin:
+        print(json.dumps(choose(json.loads(line))), flush=True)
 
 
 # -- the parent -----------------------------------------------------------------------------
@@ -112,13 +128,41 @@ def built_commit(commit: str) -> tuple[Path, Path]:
     return tree, next(build.glob("_native*.so"))
 
 
-def run_side(jobs: list[dict[str, Any]], tree: Path | None, core_file: Path | None) -> Any:
-    env = dict(os.environ)
-    env.pop("STERNHALMA_PURE", None)
-    if core_file is not None:
-        env["STERNHALMA_CORE_FILE"] = str(core_file)
-    command = [sys.executable, __file__, "--child", str(tree / "src") if tree else ""]
-    return json.loads(run(command, input=json.dumps(jobs), env=env))
+class Side:
+    """One version's child process, asked a position at a time, so that the two sides'
+    positions interleave and a drift in the machine's speed falls on both alike."""
+
+    def __init__(self, tree: Path | None, core_file: Path | None) -> None:
+        env = dict(os.environ)
+        env.pop("STERNHALMA_PURE", None)
+        if core_file is not None:
+            env["STERNHALMA_CORE_FILE"] = str(core_file)
+        command = [sys.executable, __file__, "--child", str(tree / "src") if tree else ""]
+        self.errors = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 (close() closes it)
+        self.process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.errors,
+            text=True,
+            env=env,
+        )
+
+    def ask(self, request: dict[str, Any]) -> Any:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            self.errors.seek(0)
+            raise SystemExit(f"a child stopped:\n{self.errors.read()[-3000:]}")
+        return json.loads(line)
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait()
+        self.errors.close()
 
 
 def run(command: list[str], **options: Any) -> str:
@@ -165,25 +209,33 @@ def main() -> None:
 
     tree, core_file = built_commit(args.commit)
     print(f"== Hard's choices: this checkout against {args.commit} ({tree.name}), compiled cores")
+    sides = Side(None, None), Side(tree, core_file)  # now, then
     total_same = total = 0
     total_seconds = [0.0, 0.0]
     for variant in args.variant or DEFAULT_VARIANTS:
         nodes = nodes_per_second(HardSettings(), VARIANTS[variant])
-        ours: list[dict[str, Any]] = [
+        sources: list[dict[str, Any]] = [
             {"variant": variant, "nodes": nodes, "count": args.positions, "seed": args.seed}
         ]
         for moves in played_games(variant, args.games, args.seed, nodes):
-            ours.append({"variant": variant, "nodes": nodes, "moves": moves})
-        theirs = [dict(job) for job in ours]
-        for job in ours:
-            job["finish_rule"] = args.finish_rule
-        now, then = run_side(ours, None, None), run_side(theirs, tree, core_file)
+            sources.append({"variant": variant, "nodes": nodes, "moves": moves})
         same = differ = 0
         seconds = [0.0, 0.0]  # now, then: over the positions both chose at
-        for source, (new, old) in enumerate(zip(now, then, strict=True)):
-            if len(new) != len(old):
-                print(f"   {variant} game {source}: {len(new)} positions now, {len(old)} then")
-            for ply, ((a, a_seconds), (b, b_seconds)) in enumerate(zip(new, old, strict=False)):
+        for number, source in enumerate(sources):
+            # Today's side refereed by the rule asked for; the commit's by its own.
+            asked = [{**source, "finish_rule": args.finish_rule}, source]
+            counts = [
+                side.ask({"source": s})["count"] for side, s in zip(sides, asked, strict=True)
+            ]
+            if counts[0] != counts[1]:
+                print(f"   {variant} game {number}: {counts[0]} positions now, {counts[1]} then")
+            for ply in range(min(counts)):
+                # Each side first every other time.
+                order = (0, 1) if ply % 2 == 0 else (1, 0)
+                answers: list[Any] = [None, None]
+                for i in order:
+                    answers[i] = sides[i].ask({"source": asked[i], "index": ply})
+                (a, a_seconds), (b, b_seconds) = answers
                 if a is None:
                     continue
                 seconds[0] += a_seconds
@@ -192,7 +244,7 @@ def main() -> None:
                     same += 1
                     continue
                 differ += 1
-                where = f"position {ply}" if source == 0 else f"game {source}, ply {ply}"
+                where = f"position {ply}" if number == 0 else f"game {number}, ply {ply}"
                 print(f"   {variant} {where}: now {a}, then {b}")
         positions = same + differ
         cpu = (
@@ -205,6 +257,8 @@ def main() -> None:
         total_same += same
         total += positions
         total_seconds = [t + s for t, s in zip(total_seconds, seconds, strict=True)]
+    for side in sides:
+        side.close()
     ratio = (
         f"; CPU now / then {total_seconds[0] / total_seconds[1]:.2f}" if total_seconds[1] else ""
     )
