@@ -46,7 +46,12 @@ struct Bits {
         for (int k = 0; k < W; ++k) n += __builtin_popcountll(w[k]);
         return n;
     }
-    bool operator==(const Bits& o) const { return w == o.w; }
+    // Word by word (std::array's == calls memcmp, not inlined).
+    bool operator==(const Bits& o) const {
+        std::uint64_t x = 0;
+        for (int k = 0; k < W; ++k) x |= w[k] ^ o.w[k];
+        return x == 0;
+    }
     Bits operator&(const Bits& o) const {
         Bits r;
         for (int k = 0; k < W; ++k) r.w[k] = w[k] & o.w[k];
