@@ -130,18 +130,12 @@ public:
           after_us_(s_.rivals),
           tt_(s_.me, s_.rivals.empty() ? s_.me : s_.rivals[0]),
           moves_(static_cast<std::size_t>(std::max(s_.max_depth, 0) + 1)) {
-        forecast_seen_.reset(1024);
         for (const std::vector<std::int64_t>& cost : e_.costs) within_.push_back(Within::of(cost));
-        for (const std::vector<std::int64_t>& to_go : e_.to_go) {
-            auto& near = rows_within_.emplace_back();
-            const std::int64_t far = *std::max_element(to_go.begin(), to_go.end());
-            for (std::int64_t r = 0; r <= far; ++r) {
-                B holes;
-                for (std::size_t h = 0; h < to_go.size(); ++h)
-                    if (to_go[h] <= r) holes.set(static_cast<int>(h));
-                near.push_back(holes);
-            }
-        }
+        // Only the searches in which rivals race list racing moves.
+        if (s_.search == Search::forecast || s_.search == Search::playout)
+            for (const std::vector<std::int64_t>& to_go : e_.to_go)
+                near_tip_.push_back(Within::of(to_go));
+        if (s_.search == Search::forecast) forecast_seen_.reset(1024);
         // Per seat, the group term for every number of rows to go up to the divisor (the
         // marbles times the goal tip's row, the most there are; players/evaluate.py).
         for (std::size_t seat = 0; seat < e_.divisor.size(); ++seat) {
@@ -411,13 +405,7 @@ private:
 
     // The holes that cost ``seat`` at most ``most``.
     const B& within(int seat, std::int64_t most) const {
-        const Within& w = within_[static_cast<std::size_t>(seat)];
-        if (most < w.low) return w.holes.front();
-        const auto bucket = static_cast<std::size_t>((most - w.low) >> w.shift);
-        if (bucket >= w.first.size()) return w.holes.back();
-        std::size_t n = w.first[bucket];
-        while (n < w.costs.size() && w.costs[n] <= most) ++n;
-        return w.holes[n];
+        return within_[static_cast<std::size_t>(seat)].at_most(most);
     }
 
     void play(Pos& p, Sums& sums, int seat, std::int64_t move) const {
@@ -639,13 +627,8 @@ private:
         std::vector<std::int64_t> racing;
         std::int64_t most = -WIN;
         const std::int64_t* c = costs(seat);
-        const std::vector<B>& near = rows_within_[static_cast<std::size_t>(seat)];
-        const auto wanted = [&](int start) -> B {
-            const std::int64_t to_go = rows(seat, start) - most;  // at most this far from the tip
-            if (to_go < 0) return B{};
-            return near[static_cast<std::size_t>(std::min<std::int64_t>(
-                to_go, static_cast<std::int64_t>(near.size()) - 1))];
-        };
+        const Within& near = near_tip_[static_cast<std::size_t>(seat)];
+        const auto wanted = [&](int start) -> B { return near.at_most(rows(seat, start) - most); };
         t_.each_marble(of(p, seat), occupied(p), seat, reach_, wanted, [&](int start, const B& ends) {
             ends.each([&](int end) {
                 const std::int64_t gain = rows(seat, start) - rows(seat, end);
@@ -962,9 +945,10 @@ private:
     std::vector<std::int64_t> listed_;  // alpha-beta's move lists: a length, then its moves
     std::vector<std::vector<std::int64_t>> moves_;  // alpha-beta's moves at each ply
     mutable Reach<W> reach_;  // the move generator's chains, kept between move lists
-    // Per seat, for ordered's filter: its holes' costs in order, holes[n] the n cheapest,
-    // and first[b] how many cost at most low + b * 2^shift (at most 4,096 buckets; with
-    // the default weights one per cost).
+    // A seat's holes by a measure of each (its costs for ordered's filter, its rows to go
+    // for the racing moves'): the measures in order, holes[n] the n lowest, and first[b]
+    // how many measure at most low + b * 2^shift (at most 4,096 buckets; with the default
+    // weights one per cost).
     struct Within {
         std::vector<std::int64_t> costs;
         std::vector<B> holes;
@@ -993,9 +977,19 @@ private:
                     w.costs.begin()));
             return w;
         }
+
+        // The holes measuring at most ``most``.
+        const B& at_most(std::int64_t most) const {
+            if (most < low) return holes.front();
+            const auto bucket = static_cast<std::size_t>((most - low) >> shift);
+            if (bucket >= first.size()) return holes.back();
+            std::size_t n = first[bucket];
+            while (n < costs.size() && costs[n] <= most) ++n;
+            return holes[n];
+        }
     };
-    std::vector<Within> within_;
-    std::vector<std::vector<B>> rows_within_;  // per seat: [r] the holes at most r rows from its tip
+    std::vector<Within> within_;    // per seat, by cost
+    std::vector<Within> near_tip_;  // per seat, by rows to go (the searches where rivals race)
     std::vector<std::vector<std::int64_t>> group_;  // per seat and rows to go: the group term
     std::vector<std::pair<Pos, Planned>> forecasts_;  // boards before and after the rivals' moves
     Seen forecast_seen_;                               // and where each is listed
