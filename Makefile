@@ -39,7 +39,7 @@ run: setup
 lint: setup
 	$(BIN)/ruff check src tests bench tools
 	$(BIN)/ruff format --check src tests bench tools
-	$(BIN)/mypy src
+	$(BIN)/mypy src bench
 
 # The browser tests drive Debian's Chromium (never a downloaded browser build).
 browser:

@@ -26,10 +26,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from fuzzing import open_doors, targets
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
+from hypothesis.strategies import SearchStrategy
 
 
 def run_door(
-    strategy: Any, check: Callable[[Any], None], examples: int, seed: int
+    strategy: SearchStrategy[Any], check: Callable[[Any], None], examples: int, seed: int
 ) -> tuple[int, list[tuple[Any, str]]]:
     """Run ``check`` on ``examples`` drawn inputs: how many ran, and each failure."""
     count = 0

@@ -56,19 +56,21 @@ def chooser() -> Any:
 
     if not core.COMPILED:
         raise SystemExit(f"{core.NAME}: this comparison needs the compiled core")
-    try:
-        from sternhalma.players import Limit
-    except ImportError:  # before the one engine API
-        Limit = None
+    import sternhalma.players
+
+    # Before the one engine API (issue 26) there was no Limit: HardPlayer took the nodes
+    # and choose the seconds. Typed as Any, since it is whichever version is on the path.
+    limit: Any = getattr(sternhalma.players, "Limit", None)
+    hard: Any = HardPlayer
 
     def choice(game: Any, nodes: int) -> tuple[list[int] | None, float]:
         if game.is_over:
             return None, 0.0
         began = time.process_time()
-        if Limit is None:
-            move = HardPlayer(1, nodes=nodes).choose(game, budget=60)
+        if limit is None:
+            move = hard(1, nodes=nodes).choose(game, budget=60)
         else:
-            move = HardPlayer(1).choose(game, Limit(nodes=nodes)).move
+            move = hard(1).choose(game, limit(nodes=nodes)).move
         return list(move), time.process_time() - began
 
     def games(source: dict[str, Any]) -> list[Any]:
@@ -170,7 +172,7 @@ def run(command: list[str], **options: Any) -> str:
     done = subprocess.run(command, capture_output=True, text=True, check=False, **options)
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(command[:4])} failed:\n{done.stderr[-3000:]}")
-    return done.stdout
+    return str(done.stdout)
 
 
 def played_games(variant: str, games: int, seed: int, nodes: int) -> list[list[str]]:

@@ -57,7 +57,8 @@ import redis.asyncio
 from websockets.asyncio.client import ClientConnection, connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from services import Postgres, Redis, Server, Worker
+from services import Postgres, Redis, Worker
+from services import Server as Server  # flood.py uses it from here
 
 from sternhalma.game import Game
 from sternhalma.notation import position_to_dict
