@@ -20,6 +20,21 @@ def test_participants_rotate_through_the_seats() -> None:
     assert [t.number for t in tasks] == [1, 2, 3, 4]
 
 
+def test_with_openings_each_round_of_games_begins_with_its_own() -> None:
+    plain = match.plan("classic-2", ["hard", "medium"], 4, seed=5)
+    assert {t.opening for t in plain} == {()}
+    tasks = match.plan("classic-2", ["hard", "medium"], 4, seed=5, openings=True)
+    assert [t.seating for t in tasks] == [(0, 1), (1, 0), (0, 1), (1, 0)]
+    # A pair of games, the seats swapped, shares an opening: the sequential test's round.
+    assert tasks[0].opening == tasks[1].opening == match.opening("classic-2", 5, 1)
+    assert tasks[2].opening == tasks[3].opening == match.opening("classic-2", 5, 2)
+    assert tasks[0].opening != tasks[2].opening
+    game = Game("classic-2")
+    for text in tasks[2].opening:
+        game.play(text)
+    assert game.moves_made(0) == game.moves_made(1) == match.OPENING_MOVES
+
+
 def test_the_last_level_fills_the_remaining_seats() -> None:
     (task,) = match.plan("classic-6", ["Hard", "medium"], 1, seed=1)
     assert task.levels == ("hard", "medium", "medium", "medium", "medium", "medium")
@@ -74,6 +89,18 @@ def test_standings_count_wins_and_moves_to_finish() -> None:
     assert medium.wins + easy.wins + medium.draws == 4
     assert len(medium.finish_moves) == sum(1 for r in reports if r.finished[r.seat_of(0)])
     assert all(moves >= 27 for moves in medium.finish_moves)  # the fewest possible alone
+
+
+def test_match_command_begins_games_with_openings(tmp_path: Path) -> None:
+    arguments = ["match", "--variant", "capture-2", "--players", "medium,easy"]
+    arguments += ["--games", "2", "--openings", "--record", str(tmp_path)]
+    result = CliRunner().invoke(main, arguments, env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    opening = match.opening("capture-2", 1, 1)
+    for path in sorted(tmp_path.glob("game-*.txt")):
+        game = read_record(path.read_text(encoding="utf-8")).game
+        played = [game.rules.format_move(move) for move in game.moves[: len(opening)]]
+        assert played == list(opening)
 
 
 def test_match_command_prints_games_and_summary(tmp_path: Path) -> None:

@@ -267,13 +267,17 @@ def plan(
     record: bool = False,
     settings: Sequence[HardSettings | None] = (),
     nodes: int | None = None,
+    openings: bool = False,
 ) -> list[GameTask]:
     """The games of a match; MatchError when the players or counts do not fit the variant.
 
     ``levels`` name the participants; when there are fewer than seats, the
     last level fills the remaining seats (``hard,medium`` on ``classic-6``
     is Hard against five Medium players). In game n, participant p sits in
-    seat (p + n) mod seats.
+    seat (p + n) mod seats. Every game starts from the variant's start, where two
+    players that search play nearly the same game each time; with ``openings`` each
+    round of games (one a seat) begins with the random opening of the sequential test's
+    round of that number instead.
     """
     rules = find_variant(variant)
     if not levels:
@@ -301,6 +305,7 @@ def plan(
             settings=tuple(settings),
             nodes=nodes,
             contestants=tuple(contestants),
+            opening=opening(rules.id, seed, n // seats + 1) if openings else (),
         )
         for n in range(games)
     ]

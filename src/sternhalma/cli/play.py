@@ -48,7 +48,14 @@ from sternhalma.table_view import HINT_LINE
     default=20,
     show_default=True,
     type=click.IntRange(max=1_000_000),
-    help="How many games.",
+    help="How many games, each from the variant's start unless --openings.",
+)
+@click.option(
+    "--openings",
+    is_flag=True,
+    help="Begin each round of games (one a seat, the players rotated) with random opening "
+    "moves, those of the --sprt round of that number: two searching players otherwise "
+    "play nearly the same game each time.",
 )
 @click.option("--seed", default=1, show_default=True, type=SEED, help="Seed of the whole match.")
 @click.option(
@@ -114,6 +121,7 @@ def match(
     variant: str,
     players_text: str,
     games: int,
+    openings: bool,
     seed: int,
     jobs: int,
     budget: float | None,
@@ -158,6 +166,7 @@ def match(
             deadline_rule=not no_deadline,
             record=record_dir is not None,
             nodes=nodes,
+            openings=openings,
         )
         if jobs < 0:
             raise matches.MatchError("--jobs must be 0 (every core) or more")
