@@ -948,33 +948,34 @@ private:
     // A seat's holes by a measure of each (its costs for ordered's filter, its rows to go
     // for the racing moves'): the measures in order, holes[n] the n lowest, and first[b]
     // how many measure at most low + b * 2^shift (at most 4,096 buckets; with the default
-    // weights one per cost).
+    // weights one per value).
     struct Within {
-        std::vector<std::int64_t> costs;
+        std::vector<std::int64_t> measures;
         std::vector<B> holes;
         std::int64_t low = 0;
         int shift = 0;
         std::vector<std::size_t> first;
 
-        static Within of(const std::vector<std::int64_t>& cost) {
-            std::vector<std::pair<std::int64_t, int>> by_cost;
-            for (std::size_t h = 0; h < cost.size(); ++h)
-                by_cost.emplace_back(cost[h], static_cast<int>(h));
-            std::sort(by_cost.begin(), by_cost.end());
+        // ``measure[h]``: hole h's cost or rows to go.
+        static Within of(const std::vector<std::int64_t>& measure) {
+            std::vector<std::pair<std::int64_t, int>> by_measure;
+            for (std::size_t h = 0; h < measure.size(); ++h)
+                by_measure.emplace_back(measure[h], static_cast<int>(h));
+            std::sort(by_measure.begin(), by_measure.end());
             Within w;
             w.holes.emplace_back();
-            for (const auto& [c, h] : by_cost) {
-                w.costs.push_back(c);
+            for (const auto& [m, h] : by_measure) {
+                w.measures.push_back(m);
                 w.holes.push_back(w.holes.back());
                 w.holes.back().set(h);
             }
-            w.low = w.costs.front();
-            const std::int64_t range = w.costs.back() - w.low;
+            w.low = w.measures.front();
+            const std::int64_t range = w.measures.back() - w.low;
             while ((range >> w.shift) >= 4096) ++w.shift;
             for (std::int64_t b = 0; b <= range >> w.shift; ++b)
                 w.first.push_back(static_cast<std::size_t>(
-                    std::upper_bound(w.costs.begin(), w.costs.end(), w.low + (b << w.shift)) -
-                    w.costs.begin()));
+                    std::upper_bound(w.measures.begin(), w.measures.end(), w.low + (b << w.shift)) -
+                    w.measures.begin()));
             return w;
         }
 
@@ -984,7 +985,7 @@ private:
             const auto bucket = static_cast<std::size_t>((most - low) >> shift);
             if (bucket >= first.size()) return holes.back();
             std::size_t n = first[bucket];
-            while (n < costs.size() && costs[n] <= most) ++n;
+            while (n < measures.size() && measures[n] <= most) ++n;
             return holes[n];
         }
     };
