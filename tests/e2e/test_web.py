@@ -293,7 +293,14 @@ def test_phone_sized_screen(browser: Browser, server: str, artifacts: Path) -> N
     )
     try:
         page = context.new_page()
+        # Every page fits the screen's width: nothing to scroll sideways (a long
+        # variant's name once widened the lobby, the rules' records their page).
+        for address in ("/rules", "/learn", "/puzzles", "/ratings"):
+            page.goto(server + address)
+            expect(page.locator("body")).to_have_attribute("data-ready", "true")
+            assert page.evaluate("document.scrollingElement.scrollWidth") <= 390, address
         open_lobby(page, server)
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
         page.screenshot(path=artifacts / "lobby-phone.png", full_page=True)
         page.get_by_role("button", name="Start").tap()
         expect(status(page)).to_have_text("Your turn: pick a marble.")
