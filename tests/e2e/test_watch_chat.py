@@ -37,10 +37,19 @@ def test_a_spectator_watches_from_the_live_list_and_the_chat_is_text(
     browser: Browser, quick: str, artifacts: Path
 ) -> None:
     with player(browser) as ayse, player(browser) as bram, player(browser) as carla:
+        # With nothing live the Watch page says so and offers a game; it keeps looking.
+        ready(carla, quick + "/watch")
+        expect(carla.get_by_role("heading", name="Watch")).to_be_visible()
+        expect(carla.locator("#watch-note")).to_have_text("Nobody is playing online right now.")
+        expect(carla.get_by_role("link", name="Start a game")).to_be_visible()
         link = create_online(ayse, quick, "classic-2", 2)
         join(bram, link, "Bram", 1)
         play_any(ayse)
         table_id = link.rsplit("/", 1)[1]
+        # The game that started is shown there without a reload.
+        expect(carla.locator("#watch-table")).to_have_attribute("data-table", table_id)
+        expect(carla.get_by_role("link", name="Start a game")).to_be_hidden()
+        expect(carla.get_by_role("heading", name="Watch")).to_be_hidden()
         # The spectator finds the game in the lobby's live list and opens it.
         ready(carla, quick + "/")
         game = carla.locator(f'.live-games li[data-table="{table_id}"]')
@@ -81,6 +90,9 @@ def test_a_spectator_watches_from_the_live_list_and_the_chat_is_text(
         expect(carla.locator("#watch-note")).to_have_text(
             "Nobody is playing online right now.", timeout=15_000
         )
+        expect(carla.get_by_role("link", name="Start a game")).to_be_visible()
+        carla.get_by_role("link", name="Start a game").click()
+        expect(carla.get_by_role("heading", name="Start a game")).to_be_visible()
 
 
 def test_a_player_closes_the_tab_and_the_other_claims_the_win(

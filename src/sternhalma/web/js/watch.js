@@ -8,9 +8,17 @@ import { showTable } from "./table/page.js";
 const LOOK = 5000; // ms to look at a finished game before the next
 
 export async function showWatch(root, navigate) {
-  root.innerHTML = `<section class="watch"><p class="hint watch-note" id="watch-note"></p><div id="watch-table"></div></section>`;
+  // With nothing live the page says so under its title and offers a game of one's own;
+  // it keeps looking, and the first game to start is shown.
+  root.innerHTML = `<section class="watch">
+    <h1 id="watch-title" data-i18n="nav.watch" hidden></h1>
+    <p class="hint watch-note" id="watch-note"></p>
+    <p id="watch-start" hidden><a class="button primary" href="/" data-link data-i18n="lobby.title"></a></p>
+    <div id="watch-table"></div></section>`;
   translate(root);
   const note = root.querySelector("#watch-note");
+  const title = root.querySelector("#watch-title");
+  const start = root.querySelector("#watch-start");
   const holder = root.querySelector("#watch-table");
   let current = null;
   let leaveTable = null;
@@ -35,10 +43,13 @@ export async function showWatch(root, navigate) {
       if (performance.now() - endedAt < LOOK) return;
     }
     const next = games.find((g) => g.id !== current);
+    start.hidden = Boolean(next);
     if (!next) {
       note.textContent = t("live.none");
+      title.hidden = current !== null; // a finished game stays in view, with its own title
       return;
     }
+    title.hidden = true;
     if (leaveTable) leaveTable();
     current = next.id;
     endedAt = null;
