@@ -11,6 +11,7 @@ from sternhalma import match
 from sternhalma.cli import main
 from sternhalma.errors import SternhalmaError
 from sternhalma.game import Game
+from sternhalma.players import Limit, make_player
 from sternhalma.records import read_record
 
 
@@ -33,6 +34,24 @@ def test_with_openings_each_round_of_games_begins_with_its_own() -> None:
     for text in tasks[2].opening:
         game.play(text)
     assert game.moves_made(0) == game.moves_made(1) == match.OPENING_MOVES
+
+
+def test_a_two_player_capture_round_begins_even() -> None:
+    # From most random capture-2 openings the side to move wins whoever plays it, so a
+    # round's opening is one that Hard, against itself, plays out to a close finish.
+    moves = match.opening("capture-2", 1, 2)
+    assert moves != match.random_opening("capture-2", "1:2")  # that one was not close
+    game = Game("capture-2")
+    for text in moves:
+        game.play(text)
+    players = [make_player("hard", 1), make_player("hard", 2)]
+    while game.turn is not None:
+        seat = game.turn
+        game.play(players[seat].choose(game, Limit(nodes=match.EVEN_NODES)).move, seat)
+    white, black = game.position.captured
+    assert abs(white - black) <= 1
+    # The race games keep their plain random openings.
+    assert match.opening("classic-2", 1, 2) == match.random_opening("classic-2", "1:2")
 
 
 def test_the_last_level_fills_the_remaining_seats() -> None:

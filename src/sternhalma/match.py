@@ -292,6 +292,8 @@ def plan(
         raise MatchError("a match needs at least one game")
     if budget is not None and budget <= 0:
         raise MatchError("the think budget must be more than 0 seconds")
+    rounds = range(1, (games - 1) // seats + 2) if openings else range(0)
+    round_openings = [opening(rules.id, seed, round_) for round_ in rounds]
     return [
         GameTask(
             number=n + 1,
@@ -305,7 +307,7 @@ def plan(
             settings=tuple(settings),
             nodes=nodes,
             contestants=tuple(contestants),
-            opening=opening(rules.id, seed, n // seats + 1) if openings else (),
+            opening=round_openings[n // seats] if openings else (),
         )
         for n in range(games)
     ]
@@ -406,20 +408,54 @@ def standings(reports: Sequence[GameReport], levels: Sequence[str]) -> list[Stan
 #: Moves of each seat in a round's opening, played at random by Easy: the same in every
 #: game of the round, different from round to round, so rounds start from many positions.
 OPENING_MOVES = 2
+#: Two-player capture: from most random openings the side to move then (white) wins
+#: whoever plays it, so both games of a pair go to one colour and say nothing about the
+#: players. A round's opening is instead the first random one that Hard, at this many
+#: nodes a move on both sides, plays out to within one capture (docs/measurements.md).
+EVEN_NODES = 2_000
+#: Random openings tried for an even one before the last tried is taken as it is.
+EVEN_TRIES = 40
 
 
 def opening(variant: str, seed: int, round_: int) -> tuple[str, ...]:
-    """The opening moves of round ``round_`` of a test with ``seed``."""
+    """The opening moves of round ``round_`` of a test with ``seed``: random, and in
+    two-player capture also even (``EVEN_NODES``)."""
+    rules = find_variant(variant)
+    even_wanted = rules.game == "capture" and rules.players == 2
+    moves: tuple[str, ...] = ()
+    for attempt in range(EVEN_TRIES if even_wanted else 1):
+        moves = random_opening(variant, f"{seed}:{round_}" + (f":{attempt}" if attempt else ""))
+        if not even_wanted or _plays_out_even(variant, moves):
+            break
+    return moves
+
+
+def random_opening(variant: str, key: str) -> tuple[str, ...]:
+    """``OPENING_MOVES`` moves a seat of Easy's, its seeds drawn from ``key``."""
     game = Game(variant)
     moves: list[str] = []
     for ply in range(OPENING_MOVES * game.rules.players):
         if game.turn is None:
             break
-        easy = make_player("easy", random.Random(f"opening:{seed}:{round_}:{ply}").getrandbits(31))
+        easy = make_player("easy", random.Random(f"opening:{key}:{ply}").getrandbits(31))
         move = easy.choose(game).move
         moves.append(game.rules.format_move(move))
         game.play(move)
     return tuple(moves)
+
+
+def _plays_out_even(variant: str, moves: Sequence[str]) -> bool:
+    """Whether Hard against itself, at ``EVEN_NODES`` a move, ends a capture game begun
+    with ``moves`` at most one capture apart."""
+    game = Game(variant)
+    for text in moves:
+        game.play(text)
+    players = [make_player("hard", seat + 1) for seat in range(game.rules.players)]
+    while game.turn is not None:
+        seat = game.turn
+        game.play(players[seat].choose(game, Limit(nodes=EVEN_NODES)).move, seat)
+    captured = game.position.captured
+    return max(captured) - min(captured) <= 1
 
 
 def plan_sprt(
