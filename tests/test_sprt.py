@@ -144,7 +144,7 @@ def test_a_contestant_names_its_own_limits_and_settings() -> None:
         ("hard:duel.weights.rows=many", "duel.weights.rows is a number"),
         ("hard:duel.weights.depth=1", "no setting 'duel.weights.depth'"),
         ("hard:weights.rows=1", "no setting 'weights.rows'"),
-        ("hard:capture_breadth.x=1", "capture_breadth has no fields"),
+        ("hard:compiled_scale.x=1", "compiled_scale has no fields"),
         ("hard:duel.breadth=1e12", "duel.breadth is a number"),
         ("hard:duel.breadth=0", "breadth is at least 1"),
         ("hard:solo.beam_depth=0", "beam_depth is at least 1"),

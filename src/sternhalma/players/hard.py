@@ -25,7 +25,7 @@ from sternhalma import core
 from sternhalma.boards.base import bits
 from sternhalma.notation import position_to_json
 from sternhalma.players.base import DEADLINE_MARGIN, Player, careful_moves, in_care
-from sternhalma.players.capture import CaptureSearch
+from sternhalma.players.capture import CaptureSearch, CaptureSettings
 from sternhalma.players.choice import Choice, Info, Limit
 from sternhalma.players.history import last_move, lead, races, repetition_result
 from sternhalma.players.race import (
@@ -62,19 +62,18 @@ NEVER_OUT = 1000
 @dataclass(frozen=True)
 class HardSettings:
     """How Hard searches: the node allowance's rates, and one frozen settings object per
-    search family (players/race.py, where their defaults are); the defaults are what the
-    benchmarks chose (docs/measurements.md)."""
+    search family (players/race.py and players/capture.py, where their defaults are); the
+    defaults are what the benchmarks chose (docs/measurements.md)."""
 
     #: Search nodes per second of the time limit, by game: about what this machine searches
-    #: in two thirds of that time (a capture node lists every chain, a Halma node
-    #: moves 19 pieces in 8 directions, a star node 10 marbles in 6).
+    #: in two thirds of that time (a Halma node moves 19 pieces in 8 directions, a star
+    #: node 10 marbles in 6; capture's rates are its family's).
     nodes_per_second: int = 20_000
     #: Three or more players on the star: the playouts' rate (set when the crowd's search
     #: was the best-reply search, whose reply nodes tried only the rivals' likely moves;
     #: kept so the playouts play as measured, docs/players.md).
     multi_nodes_per_second: int = 30_000
     halma_nodes_per_second: int = 9_000
-    capture_nodes_per_second: int = 5_000
     #: Two-player star races on the compiled core: its search runs 35-100 times as many
     #: nodes a second as the fallback's (bench/players.py nodes), so the allowance is this
     #: many times the rate, leaving room for a busy server. Not with the playouts of three
@@ -91,8 +90,8 @@ class HardSettings:
     crowd: CrowdSettings = field(default_factory=CrowdSettings)
     #: The searches over our own moves (solo, forecast).
     solo: SoloSettings = field(default_factory=SoloSettings)
-    #: Chains kept at inner nodes (capture with two players; three or more keep every one).
-    capture_breadth: int = 8
+    #: Capture Chinese checkers (players/capture.py).
+    capture: CaptureSettings = field(default_factory=CaptureSettings)
 
 
 #: The largest number a setting read from text may be (the compiled core's integers).
@@ -233,7 +232,7 @@ class HardPlayer(Player):
         else:
             assert isinstance(rules, CaptureRules)
             search = CaptureSearch(
-                rules, seat, game.in_play, limits, breadth=settings.capture_breadth
+                rules, seat, game.in_play, limits, breadth=settings.capture.breadth
             )
         move = search.choose(game.position, options)
         return Choice(
@@ -256,13 +255,12 @@ def nodes_per_second(settings: HardSettings, rules: Ruleset) -> int:
         if rules.game == "halma":
             return int(settings.halma_nodes_per_second * settings.halma_compiled_scale)
         return settings.nodes_per_second * settings.compiled_scale
-    return {
-        "halma": settings.halma_nodes_per_second,
-        "capture": settings.capture_nodes_per_second,
-    }.get(
-        rules.game,
-        settings.multi_nodes_per_second if rules.players > 2 else settings.nodes_per_second,
-    )
+    if rules.game == "capture":
+        capture = settings.capture
+        return capture.nodes_per_second if rules.players == 2 else capture.crowd_nodes_per_second
+    if rules.game == "halma":
+        return settings.halma_nodes_per_second
+    return settings.multi_nodes_per_second if rules.players > 2 else settings.nodes_per_second
 
 
 def race_search(

@@ -57,7 +57,7 @@ from sternhalma.players.evaluate import (
 )
 from sternhalma.players.fallback import PlainSearch, racing_move
 from sternhalma.players.rows import row_table
-from sternhalma.players.search import Limits
+from sternhalma.players.search import Limits, at_least
 from sternhalma.position import Move, Position
 from sternhalma.rules.race import RaceRules
 
@@ -70,14 +70,6 @@ def crowd_meets_head_on(rules: RaceRules) -> bool:
     and six seats; not classic-3, whose goals are empty points). Only there Hard plays
     out; everywhere else the core's alpha-beta and beam decide, on the duel's allowance."""
     return rules.players > 2 and any(owner is not None for owner in rules.goal_owners)
-
-
-def _at_least(settings: object, **least: int) -> None:
-    """A setting below what its search can use is a mistake, not a quiet clamp."""
-    for name, low in least.items():
-        value = getattr(settings, name)
-        if value < low:
-            raise ValueError(f"{name} is at least {low}, not {value}")
 
 
 @dataclass(frozen=True)
@@ -106,7 +98,7 @@ class DuelSettings:
     halma_weights: RaceWeights = HALMA_WEIGHTS
 
     def __post_init__(self) -> None:
-        _at_least(self, breadth=1, reply_breadth=1, race_lead=0, racer_moves=0)
+        at_least(self, breadth=1, reply_breadth=1, race_lead=0, racer_moves=0)
 
     def weights_on(self, rules: RaceRules) -> RaceWeights:
         """The weights for ``rules``' board."""
@@ -130,7 +122,7 @@ class CrowdSettings:
     weights: RaceWeights = CROWD_WEIGHTS
 
     def __post_init__(self) -> None:
-        _at_least(self, playout_moves=1, playout_options=1)
+        at_least(self, playout_moves=1, playout_options=1)
 
 
 def race_weights(rules: RaceRules, duel: DuelSettings, crowd: CrowdSettings) -> RaceWeights:
@@ -153,7 +145,7 @@ class SoloSettings:
     crowd_nodes_per_second: int = 120_000
 
     def __post_init__(self) -> None:
-        _at_least(self, beam_depth=1, crowd_nodes_per_second=1)
+        at_least(self, beam_depth=1, crowd_nodes_per_second=1)
 
 
 class RaceSearch:

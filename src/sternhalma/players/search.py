@@ -1,4 +1,5 @@
-"""Search limits shared by Hard's searches: a node allowance and a wall clock.
+"""Search limits shared by Hard's searches: a node allowance and a wall clock (and the
+check of their settings' lower bounds).
 
 The node allowance makes a search reproducible (the same position and seed
 give the same move on any machine); the clock is the safety net that keeps
@@ -9,6 +10,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+
+
+def at_least(settings: object, **least: int) -> None:
+    """A setting below what its search can use is a mistake, not a quiet clamp."""
+    for name, low in least.items():
+        value = getattr(settings, name)
+        if value < low:
+            raise ValueError(f"{name} is at least {low}, not {value}")
 
 
 class OutOfTime(Exception):
