@@ -132,10 +132,13 @@ def test_variants_lists_every_variant_with_its_board(client: TestClient) -> None
 
 
 def test_the_pages_and_assets_are_served_locally(client: TestClient) -> None:
-    for page in ("/", "/table/abc", "/how-to-play/halma"):
+    for page in ("/", "/table/abc", "/how-to-play/halma", "/how-to-play/capture"):
         response = client.get(page)
         assert response.status_code == 200
         assert '<script type="module" src="/static/js/main.js">' in response.text
+    # A game with no such page is not shown another game's page under its name.
+    unknown = client.get("/how-to-play/capture-chinese-checkers")
+    assert unknown.status_code == 404 and "Page not found" in unknown.text
     assert client.get("/static/js/board.js").status_code == 200
     assert client.get("/static/i18n/tr.json").json()["app.name"] == "Çin daması"
 

@@ -383,7 +383,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # The page routes of the single-page app all serve index.html.
     app.add_api_route("/", index, include_in_schema=False)
     app.add_api_route("/table/{table_id}", index, include_in_schema=False)
-    app.add_api_route("/how-to-play/{game}", index, include_in_schema=False)
+    # One address a game with a "how to play" page; another name gets the 404 page.
+    for page in sorted((web / "howto" / "en").glob("*.html")):
+        app.add_api_route(f"/how-to-play/{page.stem}", index, include_in_schema=False)
     app.add_api_route("/ratings", index, include_in_schema=False)
     app.add_api_route("/analysis", index, include_in_schema=False)
     app.add_api_route("/puzzle/crossing", index, include_in_schema=False)
