@@ -292,8 +292,8 @@ def plan(
         raise MatchError("a match needs at least one game")
     if budget is not None and budget <= 0:
         raise MatchError("the think budget must be more than 0 seconds")
-    rounds = range(1, (games - 1) // seats + 2) if openings else range(0)
-    round_openings = [opening(rules.id, seed, round_) for round_ in rounds]
+    rounds = (games + seats - 1) // seats
+    round_openings = [opening(rules.id, seed, r) if openings else () for r in range(1, rounds + 1)]
     return [
         GameTask(
             number=n + 1,
@@ -307,7 +307,7 @@ def plan(
             settings=tuple(settings),
             nodes=nodes,
             contestants=tuple(contestants),
-            opening=round_openings[n // seats] if openings else (),
+            opening=round_openings[n // seats],
         )
         for n in range(games)
     ]

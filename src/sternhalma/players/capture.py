@@ -40,7 +40,7 @@ class CaptureSettings:
 
     #: Nodes a second of the time limit with two players: 20,000 beat 5,000 by a sequential
     #: test from even openings (+30 accepted; +24 [+6, +42] over 360 fixed pairs), at
-    #: about four times the CPU a move (docs/measurements.md).
+    #: about 3.3 times the CPU a move (docs/measurements.md).
     nodes_per_second: int = 20_000
     #: The same with three or more, where 20,000 was no better in capture-3.
     crowd_nodes_per_second: int = 5_000
