@@ -594,6 +594,11 @@ def run_sprt(
                     waiting = list(round_tasks(template, following))
                     following += 1
                 running.add(pool.submit(play_game, waiting.pop(0)))
+            if not decided and not waiting and following <= most:
+                # The next round's games while these play: an even opening takes a second
+                # or two of this process, and a worker would otherwise wait for it.
+                waiting = list(round_tasks(template, following))
+                following += 1
             if not running:
                 break
             done, running = wait(running, return_when=FIRST_COMPLETED)
