@@ -585,29 +585,20 @@ def run_sprt(
     pool = ProcessPoolExecutor(max_workers=jobs)
     try:
         running: set[Future[GameReport]] = set()
-        waiting: list[GameTask] = []
-        following = 1
-        decided = False
-        while True:
-            while not decided and len(running) < jobs and (waiting or following <= most):
-                if not waiting:
+        waiting = list(round_tasks(template, 1))
+        following = 2
+        while running or waiting:
+            while waiting and len(running) < jobs:
+                running.add(pool.submit(play_game, waiting.pop(0)))
+                if not waiting and following <= most:
+                    # The next round's games at once, while these play: an even opening
+                    # takes this process a second or two that a free worker would wait.
                     waiting = list(round_tasks(template, following))
                     following += 1
-                running.add(pool.submit(play_game, waiting.pop(0)))
-            if not decided and not waiting and following <= most:
-                # The next round's games while these play: an even opening takes a second
-                # or two of this process, and a worker would otherwise wait for it.
-                waiting = list(round_tasks(template, following))
-                following += 1
-            if not running:
-                break
             done, running = wait(running, return_when=FIRST_COMPLETED)
             for future in sorted(done, key=lambda f: f.result().number):
                 if record(future.result()):
-                    decided = True
-                    break  # the games still under way do not count
-            if decided:
-                break
+                    return state  # the games still under way do not count
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     return state
