@@ -576,11 +576,9 @@ def run_sprt(
 
     if jobs == 1:
         for round_ in range(1, most + 1):
-            decided = False
             for task in round_tasks(template, round_):
-                decided = record(play_game(task))  # True only once the round is whole
-            if decided:
-                break
+                if record(play_game(task)):  # only once the round is whole
+                    return state
         return state
     pool = ProcessPoolExecutor(max_workers=jobs)
     try:
