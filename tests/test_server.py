@@ -119,6 +119,9 @@ def first_legal(state: dict[str, Any]) -> list[str]:
 def test_variants_lists_every_variant_with_its_board(client: TestClient) -> None:
     data = client.get("/api/variants").json()
     assert [v["id"] for v in data["variants"]] == list(VARIANTS)
+    # The lobby's games, in the order the variants come, each with its variants.
+    assert data["games"] == ["chinese-checkers", "capture", "halma"]
+    assert {v["game"] for v in data["variants"]} == set(data["games"])
     assert len(data["boards"]["star"]["names"]) == 121
     assert len(data["boards"]["square"]["names"]) == 256
     assert "easy" in data["levels"]
@@ -132,7 +135,8 @@ def test_variants_lists_every_variant_with_its_board(client: TestClient) -> None
 
 
 def test_the_pages_and_assets_are_served_locally(client: TestClient) -> None:
-    for page in ("/", "/table/abc", "/how-to-play/halma", "/how-to-play/capture"):
+    games = [f"/how-to-play/{game}" for game in client.get("/api/variants").json()["games"]]
+    for page in ("/", "/table/abc", *games):
         response = client.get(page)
         assert response.status_code == 200
         assert '<script type="module" src="/static/js/main.js">' in response.text

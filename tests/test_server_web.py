@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from helpers import Client
 
 from sternhalma.cli import main
-from sternhalma.rules import VARIANTS
+from sternhalma.rules import GAMES, VARIANTS
 from sternhalma.server.storage.store import DatabaseSchemaError, DatabaseUrlError, database_url
 from sternhalma.server.web.app import Settings, create_app
 from sternhalma.server.web.layout import board_description, catalogue, screen_point
@@ -31,7 +31,6 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "sternhalma"
 WEB = PACKAGE / "web"
 RULES = PACKAGE / "rules.md"
 LANGUAGES = ("en", "tr", "nl")
-GAMES = ("chinese-checkers", "capture", "halma")
 #: English ordinals need more plural forms than Turkish and Dutch ("1st", "2nd", "3rd").
 ENGLISH_ONLY = {"place.one", "place.two", "place.few"}
 

@@ -219,6 +219,13 @@ def test_turkish_and_dutch(page: Page, server: str) -> None:
     page.get_by_role("link", name="Hoe speel je").click()
     expect(page.locator("article.howto h1")).to_have_text("Chinees dammen")
     expect(page.locator("article.howto svg").first).to_be_visible()
+    # One page a game, the games named in the page's language.
+    expect(page.locator(".howto-nav a")).to_have_text(
+        ["Chinees dammen", "Chinees dammen met slaan", "Halma"]
+    )
+    page.locator(".howto-nav").get_by_role("link", name="Halma").click()
+    expect(page).to_have_url(re.compile("/how-to-play/halma$"))
+    expect(page.locator("article.howto h1")).to_have_text("Halma")
 
 
 def test_a_move_in_capture_and_in_halma(page: Page, server: str) -> None:

@@ -85,6 +85,10 @@ def _build() -> dict[str, Ruleset]:
 #: Every variant by id, in the order a menu shows them.
 VARIANTS: dict[str, Ruleset] = _build()
 
+#: The games the variants belong to, in the same order: each has a lobby choice, a "how
+#: to play" page in every language and its address /how-to-play/<game>.
+GAMES: tuple[str, ...] = tuple(dict.fromkeys(rules.game for rules in VARIANTS.values()))
+
 
 def find_variant(id: str) -> Ruleset:
     """The ruleset called ``id``; UnknownVariantError naming the known ones otherwise."""
@@ -94,4 +98,4 @@ def find_variant(id: str) -> Ruleset:
     return VARIANTS[key]
 
 
-__all__ = ["STAR_SEATING", "VARIANTS", "RaceRules", "Ruleset", "find_variant", "star_race"]
+__all__ = ["GAMES", "STAR_SEATING", "VARIANTS", "RaceRules", "Ruleset", "find_variant", "star_race"]

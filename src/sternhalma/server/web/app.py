@@ -24,7 +24,7 @@ from sternhalma.clock import TimeSource, monotonic_ms
 from sternhalma.errors import SternhalmaError, UnknownVariantError
 from sternhalma.jsontext import JsonTextError, read_json
 from sternhalma.players import LEVELS
-from sternhalma.rules import VARIANTS
+from sternhalma.rules import GAMES, VARIANTS
 from sternhalma.server.accounts.service import AccountRules
 from sternhalma.server.bus import Bus, MemoryBus, RedisBus
 from sternhalma.server.pool.service import Pools, PoolSettings
@@ -383,9 +383,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # The page routes of the single-page app all serve index.html.
     app.add_api_route("/", index, include_in_schema=False)
     app.add_api_route("/table/{table_id}", index, include_in_schema=False)
-    # One address a game with a "how to play" page; another name gets the 404 page.
-    for page in sorted((web / "howto" / "en").glob("*.html")):
-        app.add_api_route(f"/how-to-play/{page.stem}", index, include_in_schema=False)
+    # One "how to play" address a game; another name gets the 404 page.
+    for game in GAMES:
+        app.add_api_route(f"/how-to-play/{game}", index, include_in_schema=False)
     app.add_api_route("/ratings", index, include_in_schema=False)
     app.add_api_route("/analysis", index, include_in_schema=False)
     app.add_api_route("/puzzle/crossing", index, include_in_schema=False)

@@ -13,7 +13,7 @@ from functools import cache
 from typing import Any
 
 from sternhalma.boards.base import Board
-from sternhalma.rules import VARIANTS
+from sternhalma.rules import GAMES, VARIANTS
 from sternhalma.rules.base import Ruleset
 from sternhalma.rules.race import RaceRules
 
@@ -101,9 +101,10 @@ def variant_description(rules: Ruleset) -> dict[str, Any]:
 
 @cache
 def catalogue() -> dict[str, Any]:
-    """Every variant and the boards they use: the payload of ``GET /api/variants``."""
+    """Every game, variant and the boards they use: the payload of ``GET /api/variants``."""
     kinds = sorted({rules.board.kind for rules in VARIANTS.values()})
     return {
+        "games": list(GAMES),
         "boards": {kind: board_description(kind) for kind in kinds},
         "variants": [variant_description(rules) for rules in VARIANTS.values()],
     }

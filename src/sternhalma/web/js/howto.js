@@ -6,7 +6,6 @@
 import { catalogue } from "./api.js";
 import { Board } from "./board.js";
 import { language, t, translate } from "./i18n.js";
-import { GAMES } from "./lobby.js";
 
 function words(text) {
   return (text || "").split(/[\s,]+/).filter(Boolean);
@@ -36,12 +35,13 @@ export async function drawDiagrams(root) {
 }
 
 export async function showHowTo(root, game) {
-  if (!GAMES.includes(game)) game = GAMES[0];
+  const { games } = await catalogue();
+  if (!games.includes(game)) game = games[0];
   const render = async () => {
     const response = await fetch(`/static/howto/${language()}/${game}.html`);
     root.innerHTML = `
       <nav class="howto-nav" aria-label="${t("howto.games")}">
-        ${GAMES.map((g) => `<a href="/how-to-play/${g}" data-link ${g === game ? 'aria-current="page"' : ""} data-i18n="game.${g}"></a>`).join("")}
+        ${games.map((g) => `<a href="/how-to-play/${g}" data-link ${g === game ? 'aria-current="page"' : ""} data-i18n="game.${g}"></a>`).join("")}
       </nav>
       <article class="howto card">${await response.text()}</article>
       <p><a href="/rules.md" data-i18n="howto.rules"></a></p>

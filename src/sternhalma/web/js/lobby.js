@@ -15,7 +15,6 @@ import { showPool } from "./pool.js";
 import { noteProvisional } from "./rated-notes.js";
 import { colourName, variantName } from "./words.js";
 
-export const GAMES = ["chinese-checkers", "capture", "halma"];
 /** The clocks the lobby offers (minutes + seconds per move); "" is no clock. */
 export const CLOCKS = ["", "1+0", "3+2", "5+3", "10+5", "15+10", "30+20"];
 const CHOICES = "sternhalma.lobby";
@@ -37,7 +36,7 @@ export async function showLobby(root, navigate) {
       <form id="new-game" class="card">
         <fieldset class="games">
           <legend data-i18n="lobby.game"></legend>
-          ${GAMES.map((g) => `
+          ${data.games.map((g) => `
             <label class="game-choice"><input type="radio" name="game" value="${g}">
               <span data-i18n="game.${g}"></span></label>`).join("")}
         </fieldset>
@@ -83,7 +82,7 @@ export async function showLobby(root, navigate) {
       <section class="card">
         <h2 data-i18n="lobby.learn"></h2>
         <ul class="howto-links">
-          ${GAMES.map((g) => `<li><a href="/how-to-play/${g}" data-link data-i18n="howto.link.${g}"></a></li>`).join("")}
+          ${data.games.map((g) => `<li><a href="/how-to-play/${g}" data-link data-i18n="howto.link.${g}"></a></li>`).join("")}
         </ul>
         <p class="hint" data-i18n="lobby.private"></p>
       </section>
