@@ -29,6 +29,7 @@ from sternhalma.server.protocol import ProtocolError, TableError, parse_nickname
 from sternhalma.server.storage.account_rows import SESSION_DAYS
 from sternhalma.server.storage.identities import share_an_address
 from sternhalma.server.tables.service import Tables
+from sternhalma.server.web.incoming import address_of, json_object
 
 COOKIE = "sternhalma_session"
 #: The header a page sends its identity in where it asks about itself (its own profile,
@@ -46,8 +47,6 @@ def accounts_router(rules: AccountRules, web_root: Path) -> APIRouter:
         return Accounts(tables.store, rules)
 
     async def body(request: Request) -> dict[str, Any]:
-        from sternhalma.server.web.app import json_object  # app.py includes this router
-
         return await json_object(request, "send a JSON object")
 
     @router.get("/api/account")
@@ -217,11 +216,6 @@ def logged_in(request: Request, session: Session) -> JSONResponse:
         secure=request.url.scheme == "https",
     )
     return response
-
-
-def address_of(request: Request) -> str:
-    """The client's address, as app.address_of reads it."""
-    return request.client.host if request.client is not None else "unknown"
 
 
 def _quote(name: str) -> str:

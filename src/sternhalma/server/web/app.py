@@ -18,18 +18,15 @@ from typing import Any
 import platformdirs
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.responses import FileResponse, JSONResponse, Response
-from starlette.requests import ClientDisconnect
 
 from sternhalma.clock import TimeSource, monotonic_ms
 from sternhalma.errors import SternhalmaError, UnknownVariantError
-from sternhalma.jsontext import JsonTextError, read_json
 from sternhalma.players import LEVELS
 from sternhalma.rules import GAMES, VARIANTS
 from sternhalma.server.accounts.service import AccountRules
 from sternhalma.server.bus import Bus, MemoryBus, RedisBus
 from sternhalma.server.pool.service import Pools, PoolSettings
 from sternhalma.server.protocol import (
-    MAX_BODY,
     PROTOCOL_VERSION,
     ProtocolError,
     TableError,
@@ -47,6 +44,7 @@ from sternhalma.server.web.accounts import accounts_router
 from sternhalma.server.web.admission import AddressLimits, Admission, Capacity, Limits, Shared
 from sternhalma.server.web.connection import Connection
 from sternhalma.server.web.guard import Guard
+from sternhalma.server.web.incoming import BodyTooLarge, address_of, json_object
 from sternhalma.server.web.layout import catalogue
 from sternhalma.server.web.offline import Precompressed, add_offline, pyodide_ready
 from sternhalma.server.web.pages import add_pages, not_found_page
@@ -410,39 +408,3 @@ TOO_MANY = frozenset(
         "hint-limit",
     }
 )
-
-
-def address_of(connection: Request | WebSocket) -> str:
-    """The client's address (behind a trusted proxy: the one it forwarded)."""
-    return connection.client.host if connection.client is not None else "unknown"
-
-
-class BodyTooLarge(ProtocolError):
-    """A request body over MAX_BODY bytes."""
-
-
-async def json_body(request: Request) -> object:
-    """The request's JSON body; ProtocolError when it is too large or not JSON."""
-    declared = request.headers.get("content-length", "")
-    if declared.isascii() and declared.isdigit() and int(declared[:12]) > MAX_BODY:
-        raise BodyTooLarge(f"the request is too large (at most {MAX_BODY} bytes)")
-    body = b""
-    try:
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > MAX_BODY:
-                raise BodyTooLarge(f"the request is too large (at most {MAX_BODY} bytes)")
-    except ClientDisconnect:  # the body ended before its Content-Length: nothing to read
-        raise ProtocolError("the request body ended before its Content-Length") from None
-    try:
-        return read_json(body)
-    except JsonTextError as error:
-        raise ProtocolError(f"the request body must be JSON: {error}") from None
-
-
-async def json_object(request: Request, expected: str) -> dict[str, Any]:
-    """The request's JSON body, which must be an object; ``expected`` says what to send."""
-    body = await json_body(request)
-    if not isinstance(body, dict):
-        raise ProtocolError(expected)
-    return body

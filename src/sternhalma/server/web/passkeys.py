@@ -17,7 +17,8 @@ from sternhalma.server.accounts.passkeys import Passkeys
 from sternhalma.server.accounts.service import AccountRules, Accounts
 from sternhalma.server.protocol import TableError
 from sternhalma.server.tables.service import Tables
-from sternhalma.server.web.accounts import COOKIE, address_of, logged_in
+from sternhalma.server.web.accounts import COOKIE, logged_in
+from sternhalma.server.web.incoming import address_of, json_object
 
 
 def relying_party(public_url: str | None, request: Request) -> tuple[str, str]:
@@ -53,8 +54,6 @@ def passkeys_router(rules: AccountRules, public_url: str | None) -> APIRouter:
         return Passkeys(Accounts(tables.store, rules))
 
     async def body(request: Request) -> dict[str, Any]:
-        from sternhalma.server.web.app import json_object  # app.py includes this router
-
         return await json_object(request, "send a JSON object")
 
     @router.get("/api/account/passkeys")

@@ -28,6 +28,7 @@ from sternhalma.server.protocol import (
 )
 from sternhalma.server.storage.seeks import Seeks, player_of
 from sternhalma.server.storage.tokens import hash_secret
+from sternhalma.server.web.incoming import json_object
 
 router = APIRouter()
 
@@ -135,8 +136,6 @@ async def rated_notes(request: Request) -> dict[str, Any]:
     """Before a rated pool game: whether this browser's identity's rating in ``variant`` is
     still provisional (docs/ratings.md). Whether a table's game would be rated for it is
     the accounts' question (``POST /api/tables/unrated``)."""
-    from sternhalma.server.web.app import json_object
-
     body = await json_object(request, 'send {"variant": ..., "identity": ...}')
     secret, variant = body.get("identity"), body.get("variant")
     if secret is not None and not isinstance(secret, str):

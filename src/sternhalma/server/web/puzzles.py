@@ -18,6 +18,7 @@ from sternhalma.lessons import lesson
 from sternhalma.rules import VARIANTS
 from sternhalma.rules.race import RaceRules
 from sternhalma.server.protocol import ProtocolError
+from sternhalma.server.web.incoming import json_object
 from sternhalma.solo import SoloMoves
 
 router = APIRouter()
@@ -59,8 +60,6 @@ def solo_moves(body: dict[str, Any]) -> dict[str, Any]:
 @router.post("/api/puzzles/solo-moves")
 async def puzzle_solo_moves(request: Request) -> dict[str, Any]:
     """A "finish in N" puzzle's moves: {variant, seat, marbles} → {moves}."""
-    from sternhalma.server.web.app import json_object
-
     body = await json_object(request, 'send {"variant", "seat", "marbles": [<hole names>]}')
     return solo_moves(body)
 
