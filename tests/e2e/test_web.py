@@ -309,6 +309,12 @@ def test_phone_sized_screen(browser: Browser, server: str, artifacts: Path) -> N
         open_lobby(page, server)
         assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
         page.screenshot(path=artifacts / "lobby-phone.png", full_page=True)
+        # A link far down the lobby opens its page at the top, as a loaded page would.
+        page.get_by_role("link", name="How to play Halma").tap()
+        expect(page.locator("article.howto h1")).to_have_text("Halma")
+        assert page.evaluate("window.scrollY") == 0
+        page.go_back()
+        expect(page.get_by_role("button", name="Start")).to_be_visible()
         page.get_by_role("button", name="Start").tap()
         expect(status(page)).to_have_text("Your turn: pick a marble.")
         board = page.locator("svg.board").bounding_box()

@@ -75,9 +75,14 @@ async function render() {
   app.focus({ preventScroll: true });
 }
 
+/** Goes to ``path`` (a link, a new table): a new page starts at its top, as a page the
+ * browser loads does; back and forward leave the scroll to the browser. */
 export function navigate(path) {
-  if (path !== location.pathname + location.search) history.pushState(null, "", path);
-  route();
+  const moved = path !== location.pathname + location.search;
+  if (moved) history.pushState(null, "", path);
+  return route().then(() => {
+    if (moved) window.scrollTo(0, 0);
+  });
 }
 
 document.addEventListener("click", (event) => {
