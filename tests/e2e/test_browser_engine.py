@@ -94,10 +94,15 @@ def reload_and_play(page: Page, moves: int) -> list[str]:
 
 
 def record_requests(context: BrowserContext) -> list[str]:
+    """The addresses the pages and their engine ask for from now on. The service worker's
+    own requests are left out: it keeps Pyodide for offline play in the background (sw.js
+    ``keepEngine``), and on a slow machine it may still be at it (package.json first)
+    when a test cuts the network; what the page asks for is counted, kept or not."""
     requests: list[str] = []
 
     def heard(request: Request) -> None:
-        requests.append(request.url)
+        if request.service_worker is None:
+            requests.append(request.url)
 
     context.on("request", heard)
     return requests
