@@ -18,7 +18,7 @@ import argparse
 import math
 from statistics import NormalDist
 
-from sternhalma.sprt import elo_of
+from sternhalma.sprt import elo_of, expected_score
 
 NORMAL = NormalDist()
 
@@ -40,8 +40,7 @@ def elo_for(shift: float) -> float:
 
 def shift_for_elo(elo: float) -> float:
     """The shift that ``elo`` points of lead over each other seat mean (elo_for inverted)."""
-    score = 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
-    return NORMAL.inv_cdf(score) * math.sqrt(2.0)
+    return NORMAL.inv_cdf(expected_score(elo)) * math.sqrt(2.0)
 
 
 def elo_for_first(seats: int, chance: float) -> float:
