@@ -27,7 +27,7 @@ from sternhalma import core
 from sternhalma.benchmark import sample_positions
 from sternhalma.boards.base import bits
 from sternhalma.game import Game
-from sternhalma.players.evaluate import WIN, pack, race_evaluation
+from sternhalma.players.evaluate import WIN, pack, race_evaluation, unpack
 from sternhalma.players.race import (
     CrowdSettings,
     DuelSettings,
@@ -35,6 +35,7 @@ from sternhalma.players.race import (
     SoloSettings,
     race_weights,
 )
+from sternhalma.players.rows import row_table
 from sternhalma.players.search import Limits
 from sternhalma.position import Position
 from sternhalma.rules import VARIANTS
@@ -637,3 +638,38 @@ def test_alone_the_beam_takes_a_shortest_way_home(variant: str) -> None:
             after = own ^ (1 << move[0]) ^ (1 << move[-1])
             assert fewest_moves_home(rules, 0, after, fewest) == fewest - 1, (alone, move)
         checked += 1
+
+
+@compiled
+def test_the_forecasts_line_names_the_rivals_foreseen_moves() -> None:
+    """The forecast's line: our plan with the rival's foreseen move before each of our
+    moves after the first, its one move of most rows, or 0 (it stays) where it has
+    several or none. Every move of ours is legal on the board those make."""
+    rules = VARIANTS["classic-2"]
+    assert isinstance(rules, RaceRules)
+    native, tables = core.native_race_core(rules), native_tables(rules)
+    rows = row_table(rules)
+    replies = set()
+    for start in sample_positions(rules, 16, seed=5):
+        me, rival = start.turn, 1 - start.turn
+        order = [pack(0, *move.key) for move in rules.legal_moves(start)]
+        settings = native_settings("forecast", me=me, rivals=[rival], opponents=[rival])
+        settings.beam_width, settings.beam_depth, settings.nodes = 40, 6, 20_000
+        result = native.search(tables, start.marbles, settings, order)
+        assert result.line[0] == result.best and len(result.line) % 2 == 1
+        board = list(start.marbles)
+        for number, key in enumerate(result.line):
+            seat = rival if number % 2 else me
+            here = Position(rules, seat, tuple(board))
+            moves = {m.key for m in rules.moves_of(here, seat, board[seat])}
+            if seat == rival:
+                gain = {m: rows[rival][m[1]] - rows[rival][m[0]] for m in moves}
+                racing = [m for m in moves if gain[m] == max(gain.values())]
+                assert unpack(key) == racing[0] if len(racing) == 1 else key == 0
+                replies.add("one" if key else "stays")
+                if not key:
+                    continue
+            else:
+                assert unpack(key) in moves
+            board[seat] ^= (1 << unpack(key)[0]) | (1 << unpack(key)[1])
+    assert replies == {"one", "stays"}

@@ -26,6 +26,7 @@ from sternhalma.players import (
     make_player,
 )
 from sternhalma.players.base import careful_moves
+from sternhalma.players.evaluate import unpack
 from sternhalma.players.hard import HardSettings
 from sternhalma.players.history import races, repetition_result
 from sternhalma.players.rows import row_gain, row_table
@@ -765,7 +766,7 @@ def test_far_ahead_hard_plans_on_the_rivals_racing_moves() -> None:
         # The fallback's forecast, against the engine's moves: the rival's one biggest gain
         # in rows.
         forecaster = PlainSearch(RaceSearch(rules, me, range(2), Limits.of(10, None)))
-        after, _ = forecaster._racing(start.marbles, sums, rival)
+        after, _, reply = forecaster._racing(start.marbles, sums, rival)
         theirs = rules.moves_of(start, rival, start.marbles[rival])
         gains = [rows[rival][m[-1]] - rows[rival][m[0]] for m in theirs]
         best = [m for m, gain in zip(theirs, gains, strict=True) if gain == max(gains)]
@@ -773,8 +774,9 @@ def test_far_ahead_hard_plans_on_the_rivals_racing_moves() -> None:
             expected = list(start.marbles)
             expected[rival] ^= (1 << best[0][0]) | (1 << best[0][-1])
             assert after == tuple(expected)
+            assert unpack(reply) == (best[0][0], best[0][-1])
         else:
-            assert after == start.marbles
+            assert after == start.marbles and reply == 0
     assert modes == {"forecast", "alphabeta"}
 
 

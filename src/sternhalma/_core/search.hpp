@@ -106,7 +106,8 @@ struct SearchResult {
     std::uint64_t used = 0;  // nodes
     std::int64_t score = 0;  // alpha-beta: the chosen move's value at that depth
     // The principal line, packed moves from the chosen one on: alpha-beta's in turn (ours,
-    // the rival's, ...), the beam's our own plan; none for the playouts.
+    // the rival's, ...), the beam's our own plan (the forecast's with the rival's foreseen
+    // move before each of ours after the first, 0 where it stays); none for the playouts.
     std::vector<std::int64_t> line;
 };
 
@@ -177,7 +178,9 @@ public:
             return result;
         }
         if (s_.search != Search::alphabeta) {
-            result.best = beam(marbles, sums, order, result.depth, result.line);
+            result.best = s_.search == Search::forecast
+                              ? forecast(marbles, sums, order, result.depth, result.line)
+                              : beam(marbles, sums, order, result.depth, result.line);
             result.used = used_;
             return result;
         }
@@ -607,17 +610,38 @@ private:
         return best;
     }
 
-    // -- forecast: our moves, the rivals racing between them ---------------------------------
+    // -- forecast: our moves, the rival racing between them ----------------------------------
     struct Planned {  // a beam position (its plan is found back through the trail), a forecast
         Pos pos;
         Sums sums;
     };
-    void rivals_move(Pos& p, Sums& sums) {
-        for (int seat : after_us_) {
-            tick();
-            const std::vector<std::int64_t> racing = racing_moves(p, seat);
-            if (racing.size() == 1) play(p, sums, seat, racing.front());
+
+    // The rival's foreseen move on ``p``: its one racing move; 0 (it stays) where it has
+    // several (Medium plays one at random: a guess misleads the plan more than a rival
+    // left standing, docs/measurements.md) or none.
+    std::int64_t foreseen(const Pos& p) const {
+        const std::vector<std::int64_t> racing = racing_moves(p, s_.rivals.front());
+        return racing.size() == 1 ? racing.front() : 0;
+    }
+
+    // The first move of the beam's plan; ``line``: the plan with the rival's foreseen move
+    // (0: it stays) before each of our moves after the first.
+    std::int64_t forecast(const Pos& p, const Sums& sums, const std::vector<std::int64_t>& order,
+                          int& depth_reached, std::vector<std::int64_t>& line) {
+        std::vector<std::int64_t> plan;
+        beam(p, sums, order, depth_reached, plan);
+        Pos board = p;
+        Sums board_sums = sums;
+        for (const std::int64_t move : plan) {
+            if (!line.empty()) {
+                const std::int64_t reply = foreseen(board);
+                line.push_back(reply);
+                if (reply != 0) play(board, board_sums, s_.rivals.front(), reply);
+            }
+            line.push_back(move);
+            play(board, board_sums, s_.me, move);
         }
+        return line.front();
     }
 
     // ``seat``'s moves that gain it the most rows, in the order of ``targets`` (a racing
@@ -652,7 +676,9 @@ private:
             [&](std::uint32_t i) { return forecasts_[i].first == entry; });
         if (at == index) {
             Planned after{entry, entry_sums};
-            rivals_move(after.pos, after.sums);
+            tick();
+            const std::int64_t reply = foreseen(after.pos);
+            if (reply != 0) play(after.pos, after.sums, s_.rivals.front(), reply);
             forecasts_.emplace_back(entry, after);
         }
         return forecasts_[at].second;
@@ -992,7 +1018,7 @@ private:
     std::vector<Within> within_;    // per seat, by cost
     std::vector<Within> near_tip_;  // per seat, by rows to go (the searches where rivals race)
     std::vector<std::vector<std::int64_t>> group_;  // per seat and rows to go: the group term
-    std::vector<std::pair<Pos, Planned>> forecasts_;  // boards before and after the rivals' moves
+    std::vector<std::pair<Pos, Planned>> forecasts_;  // boards before and after the rival's move
     Seen forecast_seen_;                               // and where each is listed
 };
 

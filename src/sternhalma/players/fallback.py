@@ -19,8 +19,10 @@ with no promise to choose the core's moves. Two searches:
   came from, so the best plan is read back from where it ended.
 
 A node is a position whose moves are listed. ``line`` is the principal line, packed:
-alpha-beta's moves of both players in turn, the beam's plan of our own (none with
-three or more meeting head on, where the rivals' moves in between are not kept).
+alpha-beta's moves of both players in turn, the beam's plan of our own, in the
+forecast with the rival's racing move (0: it stays) before each of ours after the
+first (none with three or more meeting head on, where the rivals' moves in between
+are not kept).
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ if TYPE_CHECKING:
     from sternhalma.rules.race import RaceRules
 
 Board = tuple[int, ...]
-#: A beam position's plan: its last move and the plan before it (None at the root).
+#: A beam position's plan: its last move and the plan before it (None at the root); a
+#: racing rival's move before ours is a move of the plan too.
 Trail = tuple[int, "Trail"] | None
 
 #: The beam's plies with three or more players: a crowd changes more between our
@@ -218,7 +221,8 @@ class PlainSearch:
                     moves = order
                     if ply:
                         for seat in rivals:
-                            board, board_sums = self._racing(board, board_sums, seat)
+                            board, board_sums, reply = self._racing(board, board_sums, seat)
+                            trail = (reply, trail)
                         self.limits.tick()
                         moves = self.moves(board, self.me)
                     for move in moves:
@@ -264,16 +268,17 @@ class PlainSearch:
             self.line = plan
         return plan[0]
 
-    def _racing(self, marbles: Board, sums: Board, seat: int) -> tuple[Board, Board]:
-        """The board after ``seat`` plays its racing move (``racing_move``); as it was
-        when it has none. Listing its moves is a node."""
+    def _racing(self, marbles: Board, sums: Board, seat: int) -> tuple[Board, Board, int]:
+        """The board after ``seat`` plays its racing move (``racing_move``), and the move
+        packed; as it was, and 0, when it has none. Listing its moves is a node."""
         self.limits.tick()
         racing = racing_move(self.rules, self.evaluation.to_go[seat], marbles, seat)
         if racing is None:
-            return marbles, sums
+            return marbles, sums, 0
         start, end = racing
         cost = self.evaluation.costs[seat]
-        return self.play(marbles, sums, seat, pack(cost[start] - cost[end], start, end))
+        move = pack(cost[start] - cost[end], start, end)
+        return (*self.play(marbles, sums, seat, move), move)
 
 
 def racing_move(

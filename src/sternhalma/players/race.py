@@ -55,7 +55,7 @@ from sternhalma.players.evaluate import (
     race_evaluation,
     unpack,
 )
-from sternhalma.players.fallback import PlainSearch, racing_move
+from sternhalma.players.fallback import PlainSearch
 from sternhalma.players.rows import row_table
 from sternhalma.players.search import Limits, at_least
 from sternhalma.position import Move, Position
@@ -291,19 +291,19 @@ class RaceSearch:
         return result.best, result.line
 
     def _moves_of_line(self, marbles: tuple[int, ...], line: Sequence[int]) -> tuple[Move, ...]:
-        """The core's packed line as moves with their paths. Alpha-beta's alternate with
-        the rival's; the beam's are ours, in the forecast each on the board the rivals'
-        racing moves before it make (fallback.racing_move, the core's rule). It ends at a
-        move not legal there."""
+        """The packed line as moves with their paths. Alpha-beta's alternate with the
+        rival's; the beam's are ours, in the forecast with the rival's foreseen move before
+        each after the first (0: it stays), which is played here but left out. It ends at
+        a move not legal there."""
         board = list(marbles)
         seat = self.me
         moves: list[Move] = []
-        for key in line:
-            if moves and self.mode == "forecast":
-                for rival in self.after_us:
-                    racing = racing_move(self.rules, self.evaluation.to_go[rival], board, rival)
-                    if racing is not None:
-                        board[rival] ^= (1 << racing[0]) | (1 << racing[1])
+        for number, key in enumerate(line):
+            if self.mode == "forecast" and number % 2:
+                if key:
+                    start, end = unpack(key)
+                    board[self.rivals[0]] ^= (1 << start) | (1 << end)
+                continue
             start, end = unpack(key)
             move = self.rules.path(Position(self.rules, seat, tuple(board)), seat, start, end)
             if move is None:
