@@ -46,9 +46,6 @@ def accounts_router(rules: AccountRules, web_root: Path) -> APIRouter:
         tables: Tables = request.app.state.tables
         return Accounts(tables.store, rules)
 
-    async def body(request: Request) -> dict[str, Any]:
-        return await json_object(request, "send a JSON object")
-
     @router.get("/api/account")
     async def me(request: Request) -> dict[str, Any]:
         found = await accounts(request).me(request.cookies.get(COOKIE))
@@ -58,7 +55,7 @@ def accounts_router(rules: AccountRules, web_root: Path) -> APIRouter:
 
     @router.post("/api/account/register")
     async def register(request: Request) -> JSONResponse:
-        data = await body(request)
+        data = await json_object(request)
         identity = data.get("identity")
         if identity is not None and not isinstance(identity, str):
             raise ProtocolError('"identity" must be the secret your browser keeps')
@@ -72,7 +69,7 @@ def accounts_router(rules: AccountRules, web_root: Path) -> APIRouter:
 
     @router.post("/api/account/login")
     async def login(request: Request) -> JSONResponse:
-        data = await body(request)
+        data = await json_object(request)
         session = await accounts(request).login(
             data.get("nickname"), data.get("password"), address_of(request)
         )
@@ -80,7 +77,7 @@ def accounts_router(rules: AccountRules, web_root: Path) -> APIRouter:
 
     @router.post("/api/account/logout")
     async def logout(request: Request) -> JSONResponse:
-        await body(request)
+        await json_object(request)
         await accounts(request).logout(request.cookies.get(COOKIE))
         response = JSONResponse({"player": None, "account": False})
         response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax")
@@ -88,7 +85,7 @@ def accounts_router(rules: AccountRules, web_root: Path) -> APIRouter:
 
     @router.post("/api/account/password")
     async def change_password(request: Request) -> dict[str, Any]:
-        data = await body(request)
+        data = await json_object(request)
         await accounts(request).change_password(
             request.cookies.get(COOKIE), data.get("old"), data.get("new"), address_of(request)
         )
@@ -96,7 +93,7 @@ def accounts_router(rules: AccountRules, web_root: Path) -> APIRouter:
 
     @router.post("/api/account/delete")
     async def delete_account(request: Request) -> JSONResponse:
-        data = await body(request)
+        data = await json_object(request)
         player = await accounts(request).delete(
             request.cookies.get(COOKIE), data.get("password"), address_of(request)
         )
@@ -163,7 +160,7 @@ def accounts_router(rules: AccountRules, web_root: Path) -> APIRouter:
     async def unrated_for_me(request: Request) -> dict[str, Any]:
         """For each rated table asked about: why its game would not be rated if the viewer
         sat down (``same-address``), before they do."""
-        data = await body(request)
+        data = await json_object(request)
         ids = data.get("tables")
         identity = data.get("identity")
         if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):

@@ -41,7 +41,7 @@ async def json_body(request: Request) -> object:
         raise ProtocolError(f"the request body must be JSON: {error}") from None
 
 
-async def json_object(request: Request, expected: str) -> dict[str, Any]:
+async def json_object(request: Request, expected: str = "send a JSON object") -> dict[str, Any]:
     """The request's JSON body, which must be an object; ``expected`` says what to send."""
     body = await json_body(request)
     if not isinstance(body, dict):

@@ -53,16 +53,13 @@ def passkeys_router(rules: AccountRules, public_url: str | None) -> APIRouter:
         tables: Tables = request.app.state.tables
         return Passkeys(Accounts(tables.store, rules))
 
-    async def body(request: Request) -> dict[str, Any]:
-        return await json_object(request, "send a JSON object")
-
     @router.get("/api/account/passkeys")
     async def mine(request: Request) -> dict[str, Any]:
         return {"passkeys": await passkeys(request).mine(request.cookies.get(COOKIE))}
 
     @router.post("/api/account/passkeys/options")
     async def register_options(request: Request) -> dict[str, Any]:
-        data = await body(request)
+        data = await json_object(request)
         rp_id, origin = relying_party(public_url, request)
         return await passkeys(request).begin_register(
             request.cookies.get(COOKIE),
@@ -75,7 +72,7 @@ def passkeys_router(rules: AccountRules, public_url: str | None) -> APIRouter:
 
     @router.post("/api/account/passkeys")
     async def register(request: Request) -> dict[str, Any]:
-        data = await body(request)
+        data = await json_object(request)
         added = await passkeys(request).finish_register(
             request.cookies.get(COOKIE), data.get("ceremony"), data.get("credential")
         )
@@ -83,19 +80,19 @@ def passkeys_router(rules: AccountRules, public_url: str | None) -> APIRouter:
 
     @router.post("/api/account/passkeys/remove")
     async def remove(request: Request) -> dict[str, Any]:
-        data = await body(request)
+        data = await json_object(request)
         await passkeys(request).remove(request.cookies.get(COOKIE), data.get("id"))
         return {"removed": True}
 
     @router.post("/api/account/passkey-login/options")
     async def login_options(request: Request) -> dict[str, Any]:
-        await body(request)
+        await json_object(request)
         rp_id, origin = relying_party(public_url, request)
         return await passkeys(request).begin_login(rp_id, origin, address_of(request))
 
     @router.post("/api/account/passkey-login")
     async def login(request: Request) -> JSONResponse:
-        data = await body(request)
+        data = await json_object(request)
         session = await passkeys(request).finish_login(
             data.get("ceremony"), data.get("credential"), address_of(request)
         )
