@@ -173,6 +173,8 @@ def test_wrong_passwords_are_refused_and_limited_per_account_and_address(
             ]
             == "password"
         )
+        listed = client.post("/api/account/register", json=["Cem", PASSWORD])
+        assert listed.status_code == 400 and "send a JSON object" in listed.text
         made = post(client, "/api/account/register", {"nickname": "Cem", "password": PASSWORD})
         assert made.status_code == 200
         twice = post(client, "/api/account/register", {"nickname": "Cem", "password": PASSWORD})

@@ -108,6 +108,9 @@ def test_bad_replayed_and_unknown_answers_are_refused(database: Path) -> None:
         key = Authenticator(ORIGIN)
         add_passkey(client, key)
         stranger = device(client)
+        # A body that is no JSON object.
+        listed = stranger.post("/api/account/passkey-login", json=["ceremony"])
+        assert listed.status_code == 400 and "send a JSON object" in listed.text
         # An answer signed for another ceremony's challenge.
         first, second = login_options(stranger), login_options(stranger)
         crossed = passkey_login(stranger, second["ceremony"], key.get(first["options"]))
