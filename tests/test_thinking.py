@@ -598,7 +598,7 @@ def test_a_computer_move_on_a_killed_worker_is_played_once_by_another(
 ) -> None:
     """A worker is killed (SIGKILL) while it thinks about a computer move. Its heartbeat
     stops, so the server sends the move again at once (its job timeout, 600 s, is far
-    off). A second worker plays it ahead of a long hint asked for after it, which
+    off). A second worker plays it ahead of a long hint asked for after the move, which
     wants the worker's one thinking process too, and the game goes on with every move
     played once."""
     database = f"sqlite+aiosqlite:///{tmp_path / 'games.db'}"
@@ -619,8 +619,10 @@ def test_a_computer_move_on_a_killed_worker_is_played_once_by_another(
         assert name.split(":")[1] == str(first.process.pid), "the first worker has the move"
         thinkers = thinking_processes(first.process.pid)
         assert thinkers, "the worker thinks in a process of its own"
-        run_apart(enqueue(redis.url, LONG, HINT_QUEUE, "elsewhere:hint"))
         first.kill()
+        # Asked for once the first worker is gone: a worker that took it and died would
+        # hold it (arq's in-progress mark) for minutes, and nobody here would send it again.
+        run_apart(enqueue(redis.url, LONG, HINT_QUEUE, "elsewhere:hint"))
         second.start()
 
         answer = player.until(moved(1), timeout=120)
