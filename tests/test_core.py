@@ -28,6 +28,7 @@ from sternhalma.benchmark import sample_positions
 from sternhalma.boards.base import bits
 from sternhalma.game import Game
 from sternhalma.players.evaluate import WIN, pack, race_evaluation, unpack
+from sternhalma.players.fallback import racing_move
 from sternhalma.players.race import (
     CrowdSettings,
     DuelSettings,
@@ -35,7 +36,6 @@ from sternhalma.players.race import (
     SoloSettings,
     race_weights,
 )
-from sternhalma.players.rows import row_table
 from sternhalma.players.search import Limits
 from sternhalma.position import Position
 from sternhalma.rules import VARIANTS
@@ -643,12 +643,13 @@ def test_alone_the_beam_takes_a_shortest_way_home(variant: str) -> None:
 @compiled
 def test_the_forecasts_line_names_the_rivals_foreseen_moves() -> None:
     """The forecast's line: our plan with the rival's foreseen move before each of our
-    moves after the first, its one move of most rows, or 0 (it stays) where it has
-    several or none. Every move of ours is legal on the board those make."""
+    moves after the first, its one move of most rows (the Python rule, ``racing_move``),
+    or 0 (it stays) where it has several or none. Every move of ours is legal on the
+    board those make."""
     rules = VARIANTS["classic-2"]
     assert isinstance(rules, RaceRules)
     native, tables = core.native_race_core(rules), native_tables(rules)
-    rows = row_table(rules)
+    to_go = race_evaluation(rules).to_go
     replies = set()
     for start in sample_positions(rules, 16, seed=5):
         me, rival = start.turn, 1 - start.turn
@@ -660,16 +661,14 @@ def test_the_forecasts_line_names_the_rivals_foreseen_moves() -> None:
         board = list(start.marbles)
         for number, key in enumerate(result.line):
             seat = rival if number % 2 else me
-            here = Position(rules, seat, tuple(board))
-            moves = {m.key for m in rules.moves_of(here, seat, board[seat])}
             if seat == rival:
-                gain = {m: rows[rival][m[1]] - rows[rival][m[0]] for m in moves}
-                racing = [m for m in moves if gain[m] == max(gain.values())]
-                assert unpack(key) == racing[0] if len(racing) == 1 else key == 0
+                racing = racing_move(rules, to_go[rival], board, rival)
+                assert key == 0 if racing is None else unpack(key) == racing
                 replies.add("one" if key else "stays")
                 if not key:
                     continue
             else:
-                assert unpack(key) in moves
+                here = Position(rules, seat, tuple(board))
+                assert unpack(key) in {m.key for m in rules.moves_of(here, seat, board[seat])}
             board[seat] ^= (1 << unpack(key)[0]) | (1 << unpack(key)[1])
     assert replies == {"one", "stays"}

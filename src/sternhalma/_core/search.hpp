@@ -616,12 +616,15 @@ private:
         Sums sums;
     };
 
-    // The rival's foreseen move on ``p``: its one racing move; 0 (it stays) where it has
-    // several (Medium plays one at random: a guess misleads the plan more than a rival
-    // left standing, docs/measurements.md) or none.
-    std::int64_t foreseen(const Pos& p) const {
-        const std::vector<std::int64_t> racing = racing_moves(p, s_.rivals.front());
-        return racing.size() == 1 ? racing.front() : 0;
+    // Plays the rival's foreseen move on ``p`` and returns it: its one racing move; 0 (it
+    // stays) where it has several (Medium plays one at random: a guess misleads the plan
+    // more than a rival left standing, docs/measurements.md) or none.
+    std::int64_t rival_moves(Pos& p, Sums& sums) {
+        const int rival = s_.rivals.front();
+        const std::vector<std::int64_t> racing = racing_moves(p, rival);
+        if (racing.size() != 1) return 0;
+        play(p, sums, rival, racing.front());
+        return racing.front();
     }
 
     // The first move of the beam's plan; ``line``: the plan with the rival's foreseen move
@@ -633,11 +636,7 @@ private:
         Pos board = p;
         Sums board_sums = sums;
         for (const std::int64_t move : plan) {
-            if (!line.empty()) {
-                const std::int64_t reply = foreseen(board);
-                line.push_back(reply);
-                if (reply != 0) play(board, board_sums, s_.rivals.front(), reply);
-            }
+            if (!line.empty()) line.push_back(rival_moves(board, board_sums));
             line.push_back(move);
             play(board, board_sums, s_.me, move);
         }
@@ -677,8 +676,7 @@ private:
         if (at == index) {
             Planned after{entry, entry_sums};
             tick();
-            const std::int64_t reply = foreseen(after.pos);
-            if (reply != 0) play(after.pos, after.sums, s_.rivals.front(), reply);
+            rival_moves(after.pos, after.sums);
             forecasts_.emplace_back(entry, after);
         }
         return forecasts_[at].second;
