@@ -210,6 +210,7 @@ class PlainSearch:
         search = self.search
         rivals = () if search.mode == "solo" else search.after_us
         depth = CROWD_DEPTH if len(rivals) > 1 else search.beam_depth
+        replies = search.mode == "forecast"  # only its line names the rival's moves
         width = search.beam_width(depth)
         started, used = time.perf_counter(), self.limits.used
         layer: list[tuple[Board, Board, Trail]] = [(marbles, sums, None)]
@@ -222,7 +223,8 @@ class PlainSearch:
                     if ply:
                         for seat in rivals:
                             board, board_sums, reply = self._racing(board, board_sums, seat)
-                            trail = (reply, trail)
+                            if replies:
+                                trail = (reply, trail)
                         self.limits.tick()
                         moves = self.moves(board, self.me)
                     for move in moves:
