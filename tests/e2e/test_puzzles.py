@@ -119,8 +119,14 @@ def test_the_lesson_is_completed_with_the_keyboard(
     page.goto(f"{server}/")
     page.get_by_role("link", name="Learn the rules").click()
     expect(page.locator("#ln-progress")).to_have_text(f"Step 1 of {len(steps)}")
+    expect(page.locator("#ln-status")).to_be_hidden()  # no empty bar before a move
     for number, step in enumerate(steps, start=1):
         expect(page.locator("#app")).to_have_attribute("data-step", step["id"])
+        # The step list shows where you are (bold) and what you have done (ticked).
+        current = page.locator("#ln-steps li").nth(number - 1)
+        expect(current).to_have_attribute("aria-current", "step")
+        expect(current).to_have_css("font-weight", "700")
+        expect(page.locator("#ln-steps li.done")).to_have_count(number - 1)
         if number == 1:  # a wrong move first (a jump): explained and taken back
             wrong = [m for m in step["moves"] if not m["ok"]]
             start = focus_by_tab(page, {m["path"][0] for m in wrong}, "movable")
