@@ -2,7 +2,8 @@
 files, so the server serves it itself and the local game runs in the browser with no
 other site involved (docs/browser.md). Run by ``make setup``.
 
-``npm ci`` installs the package into node_modules/ (its lock file pins it); the files
+``npm ci`` installs the package into node_modules/ (its lock file pins it), with axe-core
+for the accessibility tests (tests/e2e/test_accessibility.py); the files
 a browser needs are copied into src/sternhalma/web/pyodide/ (git-ignored). Without
 npm this says so and copies nothing: the server then plays local games on its own
 tables (and ``make setup`` asks again next time).
@@ -56,8 +57,9 @@ fs.writeFileSync(out, py.makeMemorySnapshot());
 
 
 def install() -> bool:
-    """``npm ci`` when node_modules does not hold the locked Pyodide yet; False without npm."""
-    if installed_version() == wanted_version():
+    """``npm ci`` when node_modules does not hold every package package.json pins yet
+    (Pyodide; axe-core, which the accessibility tests run); False without npm."""
+    if all(installed_version(name) == version for name, version in wanted_versions().items()):
         return True
     if shutil.which("npm") is None:
         print(
@@ -69,14 +71,16 @@ def install() -> bool:
     return True
 
 
-def wanted_version() -> str:
-    """The Pyodide package.json pins."""
-    return str(json.loads((ROOT / "package.json").read_text())["dependencies"]["pyodide"])
+def wanted_versions() -> dict[str, str]:
+    """The packages package.json pins, each to one version."""
+    manifest = json.loads((ROOT / "package.json").read_text())
+    return {**manifest["dependencies"], **manifest.get("devDependencies", {})}
 
 
-def installed_version() -> str | None:
+def installed_version(name: str) -> str | None:
+    manifest = ROOT / "node_modules" / name / "package.json"
     try:
-        return str(json.loads((PACKAGE / "package.json").read_text())["version"])
+        return str(json.loads(manifest.read_text())["version"])
     except (OSError, ValueError, KeyError):
         return None
 

@@ -1,0 +1,101 @@
+"""Every page and the table's states pass an accessibility audit in the three languages.
+
+axe-core (the npm package make setup installs beside Pyodide) checks what a
+screen-reader or keyboard user and a player with low vision meet first: names and
+labels of every control, the language of the page, contrast, landmarks and headings,
+ARIA used as its roles allow. A violation fails the test with its rule and the
+elements it names.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from e2e.test_web import open_lobby, start_table
+
+AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
+
+#: Pages the header links to, and the others a player reaches by a link.
+PAGES = (
+    "/",
+    "/how-to-play/chinese-checkers",
+    "/how-to-play/capture",
+    "/how-to-play/halma",
+    "/watch",
+    "/ratings",
+    "/analysis",
+    "/puzzle/crossing",
+    "/rules",
+    "/puzzles",
+    "/learn",
+    "/account",
+    "/@/nobody",
+    "/no-such-page",
+)
+
+
+@pytest.fixture(params=["en-US", "nl-NL", "tr-TR"])
+def context(request: pytest.FixtureRequest, browser: Browser) -> Iterator[BrowserContext]:
+    """A browser in one of the app's languages; the audit is a script of its own, which
+    the app's content security policy would refuse."""
+    if not AXE.exists():
+        pytest.fail(f"{AXE} is missing: make setup installs it (npm ci)")
+    context = browser.new_context(
+        locale=request.param, viewport={"width": 1280, "height": 860}, bypass_csp=True
+    )
+    context.set_default_timeout(30_000)
+    yield context
+    context.close()
+
+
+def violations(page: Page) -> list[str]:
+    """The audit's violations on the page as it is now, one line each."""
+    page.add_script_tag(path=AXE)
+    found: list[dict[str, Any]] = page.evaluate(
+        """async () => (await axe.run(document, { resultTypes: ["violations"] })).violations
+            .map((v) => ({ rule: v.id, impact: v.impact, help: v.help,
+                           where: v.nodes.map((n) => n.target.join(" ")) }))"""
+    )
+    return [json.dumps(v, ensure_ascii=False) for v in found]
+
+
+def audited(page: Page, where: str) -> list[str]:
+    return [f"{where}: {line}" for line in violations(page)]
+
+
+def test_every_page_and_table_state_passes_the_audit(context: BrowserContext, server: str) -> None:
+    page = context.new_page()
+    found: list[str] = []
+    for path in PAGES:
+        page.goto(server + path)
+        expect(page.locator("body")).to_have_attribute("data-ready", "true")
+        expect(page.locator("#app")).not_to_be_empty()
+        found += audited(page, path)
+
+    open_lobby(page, server)
+    page.locator('input[name="where"][value="online"]').check()
+    found += audited(page, "the lobby, online chosen")
+
+    start_table(
+        page,
+        server,
+        "classic-2",
+        [{"kind": "person"}, {"kind": "computer", "level": "easy"}],
+    )
+    page.locator(".hole.movable").first.click()
+    expect(page.locator(".hole.target").first).to_be_attached()
+    found += audited(page, "a table, a marble picked up")
+    page.locator("#resign").click()
+    expect(page.get_by_role("dialog")).to_be_visible()
+    found += audited(page, "a table, the resign dialog")
+    page.get_by_role("dialog").locator("button.primary").click()
+    expect(page.locator("#result")).to_be_visible()
+    found += audited(page, "a table, its result")
+
+    assert not found, "\n".join(found)
