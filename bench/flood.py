@@ -44,7 +44,7 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-import httpx
+import httpx2
 from thinking import HARD, Address, Game1, Server, Services, _one_game, summary, table
 from websockets.asyncio.client import connect
 
@@ -78,7 +78,7 @@ async def _victim(server: Address, stop_at: float, clock: str) -> tuple[Game1, l
     record = Game1()
     gets: list[float] = []
 
-    async def probe(http: httpx.AsyncClient) -> None:
+    async def probe(http: httpx2.AsyncClient) -> None:
         while time.perf_counter() < stop_at:
             started = time.perf_counter()
             reply = await http.get(f"{server.url}/api/variants")
@@ -86,7 +86,7 @@ async def _victim(server: Address, stop_at: float, clock: str) -> tuple[Game1, l
             gets.append(time.perf_counter() - started)
             await asyncio.sleep(0.1)
 
-    async with httpx.AsyncClient(timeout=30) as http, httpx.AsyncClient(timeout=30) as prober:
+    async with httpx2.AsyncClient(timeout=30) as http, httpx2.AsyncClient(timeout=30) as prober:
         probing = asyncio.create_task(probe(prober))
         while time.perf_counter() < stop_at:
             await _one_game(http, server, stop_at, record, clock)
@@ -133,8 +133,8 @@ class Flood:
                 await asyncio.sleep(0.1)
 
     async def uploader(self, n: int) -> None:
-        transport = httpx.AsyncHTTPTransport(local_address=self.address(n))
-        async with httpx.AsyncClient(timeout=60, transport=transport) as http:
+        transport = httpx2.AsyncHTTPTransport(local_address=self.address(n))
+        async with httpx2.AsyncClient(timeout=60, transport=transport) as http:
             while self.running():
                 try:
                     reply = await http.post(
@@ -142,12 +142,12 @@ class Flood:
                     )
                     code = reply.json().get("code", "ok") if reply.status_code != 200 else "ok"
                     self.answers[f"record {reply.status_code} {code}"] += 1
-                except httpx.HTTPError as error:
+                except httpx2.HTTPError as error:
                     self.answers[f"record {type(error).__name__}"] += 1
 
     async def hinter(self, n: int) -> None:
-        transport = httpx.AsyncHTTPTransport(local_address=self.address(n))
-        async with httpx.AsyncClient(timeout=60, transport=transport) as http:
+        transport = httpx2.AsyncHTTPTransport(local_address=self.address(n))
+        async with httpx2.AsyncClient(timeout=60, transport=transport) as http:
             created = await table(
                 http, self.server, {"variant": "classic-2", "seats": [{"kind": "person"}, HARD]}
             )

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 from websockets.asyncio.client import ClientConnection, connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -113,7 +113,7 @@ class Servers:
 
 
 async def open_table(
-    http: httpx.AsyncClient, first: Server, second: Server, n: int
+    http: httpx2.AsyncClient, first: Server, second: Server, n: int
 ) -> tuple[ClientConnection, ClientConnection, dict[str, Any]]:
     """A seated classic-2 table: player 0 on ``first``, player 1 on ``second``."""
     body = {"variant": "classic-2", "seats": [{"kind": "online"}] * 2, "nickname": f"p{n}a"}
@@ -229,11 +229,11 @@ async def run_load(
     """Open ``tables`` tables, play for ``seconds`` after a short ramp, and measure."""
     stats = Stats()
     rng = random.Random(tables)
-    limits = httpx.Limits(max_connections=16)
+    limits = httpx2.Limits(max_connections=16)
     opened: list[Table] = []
     semaphore = asyncio.Semaphore(16)
 
-    async def one(n: int, http: httpx.AsyncClient) -> None:
+    async def one(n: int, http: httpx2.AsyncClient) -> None:
         async with semaphore:
             first, second = servers.pair(n)
             try:
@@ -244,7 +244,7 @@ async def run_load(
                 return
             opened.append(Table((ws0, ws1), state, stats, pace, random.Random(rng.random())))
 
-    async with httpx.AsyncClient(limits=limits, timeout=60) as http:
+    async with httpx2.AsyncClient(limits=limits, timeout=60) as http:
         await asyncio.gather(*(one(n, http) for n in range(tables)))
     ramp = 3.0 if pace is not None else 1.0
     begin = time.perf_counter()

@@ -28,7 +28,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 from websockets.asyncio.client import connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -108,7 +108,7 @@ async def run(servers: list[Server], count: int, rate: float, timeout: float) ->
             by_table.setdefault(notice["table"], []).append(seeker)
     wrong_tables = [t for t, people in by_table.items() if len(people) != 2]
     mismatched = 0
-    async with httpx.AsyncClient(timeout=30) as client:
+    async with httpx2.AsyncClient(timeout=30) as client:
         for table_id, people in by_table.items():
             state = (await client.get(f"{people[0].server.url}/api/tables/{table_id}")).json()
             for seeker in people:

@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import redis.asyncio
 from websockets.asyncio.client import ClientConnection, connect
 
@@ -133,7 +133,7 @@ class Address:
 IDENTITIES: dict[str, str] = {}
 
 
-async def table(http: httpx.AsyncClient, server: Address, body: dict[str, Any]) -> dict[str, Any]:
+async def table(http: httpx2.AsyncClient, server: Address, body: dict[str, Any]) -> dict[str, Any]:
     nickname = body.get("nickname")
     if nickname in IDENTITIES:
         body = {**body, "identity": IDENTITIES[nickname]}
@@ -184,14 +184,14 @@ def play_against_computer(server: Address, seconds: float, clock: str) -> Game1:
 
 async def _play_against_computer(server: Address, stop_at: float, clock: str) -> Game1:
     record = Game1()
-    async with httpx.AsyncClient(timeout=30) as http:
+    async with httpx2.AsyncClient(timeout=30) as http:
         while time.perf_counter() < stop_at:
             await _one_game(http, server, stop_at, record, clock)
     return record
 
 
 async def _one_game(
-    http: httpx.AsyncClient, server: Address, stop_at: float, record: Game1, clock: str
+    http: httpx2.AsyncClient, server: Address, stop_at: float, record: Game1, clock: str
 ) -> None:
     body = {
         "variant": "classic-2",
@@ -269,7 +269,7 @@ async def flood(args: argparse.Namespace, folder: Path) -> None:
         if args.setup == "queue":
             services.add_worker(processes=args.processes)
         server = Address.of(services.server)
-        async with httpx.AsyncClient(timeout=30) as http:
+        async with httpx2.AsyncClient(timeout=30) as http:
             body = {"variant": "classic-2", "seats": [{"kind": "person"}, HARD]}
             target = await table(http, server, body)
         seconds = (args.sustained or args.seconds) + 5
@@ -326,7 +326,7 @@ class ComputerTables:
         await asyncio.gather(*self.running, return_exceptions=True)
 
     async def _table(self) -> None:
-        async with httpx.AsyncClient(timeout=30) as http:
+        async with httpx2.AsyncClient(timeout=30) as http:
             while True:
                 created = await table(http, self.server, self.body)
                 ws = await socket(self.server, created["id"], created["token"])
@@ -402,7 +402,7 @@ async def kill(args: argparse.Namespace, folder: Path) -> None:
         finished = 0
         plies = 0
         person = make_player("medium", 1)
-        async with httpx.AsyncClient(timeout=30) as http:
+        async with httpx2.AsyncClient(timeout=30) as http:
 
             async def one(n: int) -> None:
                 nonlocal finished, plies

@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from fastapi.testclient import TestClient
 from helpers import Client
@@ -48,9 +48,9 @@ class Device:
 
     def __init__(self, client: TestClient) -> None:
         self.client = client
-        self.jar = httpx.Cookies()
+        self.jar = httpx2.Cookies()
 
-    def _send(self, method: str, path: str, **options: Any) -> httpx.Response:
+    def _send(self, method: str, path: str, **options: Any) -> httpx2.Response:
         saved = self.client.cookies
         self.client.cookies = self.jar
         try:
@@ -59,10 +59,10 @@ class Device:
             self.jar = self.client.cookies
             self.client.cookies = saved
 
-    def get(self, path: str, **options: Any) -> httpx.Response:
+    def get(self, path: str, **options: Any) -> httpx2.Response:
         return self._send("GET", path, **options)
 
-    def post(self, path: str, **options: Any) -> httpx.Response:
+    def post(self, path: str, **options: Any) -> httpx2.Response:
         return self._send("POST", path, **options)
 
 

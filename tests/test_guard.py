@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from fastapi.testclient import TestClient
 from helpers import Client
@@ -211,11 +211,11 @@ def test_a_request_with_two_host_headers_is_refused_like_another_site_s(
     the first (ours) and let the other through."""
     table = new_table(client)
     twice = [("host", "localhost"), ("host", "evil.example")]
-    response = client.get("/api/variants", headers=httpx.Headers(twice))
+    response = client.get("/api/variants", headers=httpx2.Headers(twice))
     assert response.status_code == 400 and response.json()["code"] == "host"
     with (
         pytest.raises(WebSocketDisconnect) as refused,
-        client.websocket_connect(f"/ws/tables/{table['id']}", headers=httpx.Headers(twice)),
+        client.websocket_connect(f"/ws/tables/{table['id']}", headers=httpx2.Headers(twice)),
     ):
         pass
     assert refused.value.code == 1008  # uvicorn answers the handshake with HTTP 403

@@ -328,7 +328,7 @@ def test_an_immutable_shared_memory_file_is_one_line_at_start(tmp_path: Path) ->
 
 
 def test_a_bus_error_on_the_shared_memory_file_is_one_line(tmp_path: Path) -> None:
-    import httpx
+    import httpx2
 
     path = tmp_path / "tables.db"
     port = free_port()
@@ -344,15 +344,15 @@ def test_a_bus_error_on_the_shared_memory_file_is_one_line(tmp_path: Path) -> No
         base = f"http://127.0.0.1:{port}"
         people = {"variant": "classic-2", "seats": [{"kind": "person"}, {"kind": "person"}]}
         for _ in range(100):  # uvicorn listens a moment after the line
-            with contextlib.suppress(httpx.ConnectError):
-                assert httpx.post(f"{base}/api/tables", json=people).status_code == 200
+            with contextlib.suppress(httpx2.ConnectError):
+                assert httpx2.post(f"{base}/api/tables", json=people).status_code == 200
                 break
             time.sleep(0.1)
         # The -shm cut short under SQLite's map of it: the next access is a bus error.
         os.truncate(f"{path}-shm", 0)
-        with contextlib.suppress(httpx.HTTPError):
+        with contextlib.suppress(httpx2.HTTPError):
             for _ in range(20):
-                httpx.post(f"{base}/api/tables", json=people, timeout=10)
+                httpx2.post(f"{base}/api/tables", json=people, timeout=10)
         _, err = server.communicate(timeout=30)
     finally:
         if server.poll() is None:
