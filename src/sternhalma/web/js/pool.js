@@ -112,7 +112,8 @@ export function showPool(card, navigate, data) {
     const pool = state.pool;
     const kind = `${variantName(pool.variant)} · ${t("clock.control", { control: pool.clock })} · ${t(pool.rated ? "lobby.ratedShort" : "lobby.casualShort")}`;
     $("#pool-status").textContent = t("pool.waitingFor", { kind });
-    $("#pool-count").textContent = others === null ? "" : t(others === 1 ? "pool.othersOne" : "pool.others", { n: others });
+    const count = others === 0 ? "pool.othersNone" : others === 1 ? "pool.othersOne" : "pool.others";
+    $("#pool-count").textContent = others === null ? "" : t(count, { n: others });
     const notes = $("#pool-notes");
     notes.replaceChildren();
     for (const note of state.notes || []) {
