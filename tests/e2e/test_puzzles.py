@@ -148,3 +148,8 @@ def test_the_lesson_is_completed_with_the_keyboard(
             page.keyboard.press("Enter")
     expect(page.locator("#ln-status")).to_contain_text("You have completed the lesson!")
     page.screenshot(path=artifacts / "learn-done.png", full_page=True)
+    # A step's title opens it again.
+    page.locator("#ln-steps").get_by_role("button", name="A jump").click()
+    expect(page.locator("#app")).to_have_attribute("data-step", steps[1]["id"])
+    expect(page.locator("#ln-progress")).to_have_text(f"Step 2 of {len(steps)}")
+    expect(page.locator("#ln-steps li.done")).to_have_count(1)

@@ -26,7 +26,7 @@ export async function showLearn(root) {
         <p class="keys hint" id="ln-keys"></p>
       </div>
       <aside class="side">
-        <ol class="move-list" id="ln-steps"></ol>
+        <ol class="move-list learn-steps" id="ln-steps"></ol>
         <div class="actions">
           <button type="button" id="ln-again" data-i18n="learn.again"></button>
           <button type="button" id="ln-next" data-i18n="learn.next" disabled></button>
@@ -39,12 +39,17 @@ export async function showLearn(root) {
   let board = null;
   const picker = new Picker("chinese-checkers", { onPlay: (move) => play(move) });
 
+  // Each step's title opens it: a returning learner goes straight to the rule wanted.
   function renderSteps() {
     const list = $("#ln-steps");
     list.replaceChildren();
     steps.forEach((step, i) => {
       const item = document.createElement("li");
-      item.textContent = t(`learn.${step.id}.title`);
+      const open = document.createElement("button");
+      open.type = "button";
+      open.textContent = t(`learn.${step.id}.title`);
+      open.addEventListener("click", () => load(i));
+      item.appendChild(open);
       if (i === index) item.setAttribute("aria-current", "step");
       if (i < index) item.classList.add("done");
       list.appendChild(item);
