@@ -54,19 +54,15 @@ def context(request: pytest.FixtureRequest, browser: Browser) -> Iterator[Browse
     context.close()
 
 
-def violations(page: Page) -> list[str]:
-    """The audit's violations on the page as it is now, one line each."""
+def violations(page: Page, where: str) -> list[str]:
+    """The audit's violations on the page as it is now, one line each, ``where`` first."""
     page.add_script_tag(path=AXE)
     found: list[dict[str, Any]] = page.evaluate(
         """async () => (await axe.run(document, { resultTypes: ["violations"] })).violations
             .map((v) => ({ rule: v.id, impact: v.impact, help: v.help,
                            where: v.nodes.map((n) => n.target.join(" ")) }))"""
     )
-    return [json.dumps(v, ensure_ascii=False) for v in found]
-
-
-def audited(page: Page, where: str) -> list[str]:
-    return [f"{where}: {line}" for line in violations(page)]
+    return [f"{where}: {json.dumps(v, ensure_ascii=False)}" for v in found]
 
 
 def test_every_page_and_table_state_passes_the_audit(context: BrowserContext, server: str) -> None:
@@ -76,11 +72,11 @@ def test_every_page_and_table_state_passes_the_audit(context: BrowserContext, se
         page.goto(server + path)
         expect(page.locator("body")).to_have_attribute("data-ready", "true")
         expect(page.locator("#app")).not_to_be_empty()
-        found += audited(page, path)
+        found += violations(page, path)
 
     open_lobby(page, server)
     page.locator('input[name="where"][value="online"]').check()
-    found += audited(page, "the lobby, online chosen")
+    found += violations(page, "the lobby, online chosen")
 
     start_table(
         page,
@@ -90,12 +86,12 @@ def test_every_page_and_table_state_passes_the_audit(context: BrowserContext, se
     )
     page.locator(".hole.movable").first.click()
     expect(page.locator(".hole.target").first).to_be_attached()
-    found += audited(page, "a table, a marble picked up")
+    found += violations(page, "a table, a marble picked up")
     page.locator("#resign").click()
     expect(page.get_by_role("dialog")).to_be_visible()
-    found += audited(page, "a table, the resign dialog")
+    found += violations(page, "a table, the resign dialog")
     page.get_by_role("dialog").locator("button.primary").click()
     expect(page.locator("#result")).to_be_visible()
-    found += audited(page, "a table, its result")
+    found += violations(page, "a table, its result")
 
     assert not found, "\n".join(found)
