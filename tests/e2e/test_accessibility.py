@@ -10,12 +10,11 @@ elements it names.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Page, expect
 
 from e2e.test_web import open_lobby, start_table
 
@@ -40,18 +39,15 @@ PAGES = (
 )
 
 
-@pytest.fixture(params=["en-US", "nl-NL", "tr-TR"])
-def context(request: pytest.FixtureRequest, browser: Browser) -> Iterator[BrowserContext]:
-    """A browser in one of the app's languages; the audit is a script of its own, which
-    the app's content security policy would refuse."""
-    if not AXE.exists():
-        pytest.fail(f"{AXE} is missing: make setup installs it (npm ci)")
-    context = browser.new_context(
-        locale=request.param, viewport={"width": 1280, "height": 860}, bypass_csp=True
-    )
-    context.set_default_timeout(30_000)
-    yield context
-    context.close()
+#: The app's languages, each a browser context of its own; the audit is a script of its
+#: own, which the app's content security policy would refuse.
+IN_EACH_LANGUAGE = pytest.mark.parametrize(
+    "language",
+    [
+        pytest.param(locale, marks=pytest.mark.browser_context_args(locale=locale, bypass_csp=True))
+        for locale in ("en-US", "nl-NL", "tr-TR")
+    ],
+)
 
 
 def violations(page: Page, where: str) -> list[str]:
@@ -65,12 +61,16 @@ def violations(page: Page, where: str) -> list[str]:
     return [f"{where}: {json.dumps(v, ensure_ascii=False)}" for v in found]
 
 
-def test_every_page_and_table_state_passes_the_audit(context: BrowserContext, server: str) -> None:
-    page = context.new_page()
+@IN_EACH_LANGUAGE
+def test_every_page_and_table_state_passes_the_audit(
+    page: Page, server: str, language: str
+) -> None:
+    assert AXE.exists(), f"{AXE} is missing: make setup installs it (npm ci)"
     found: list[str] = []
     for path in PAGES:
         page.goto(server + path)
         expect(page.locator("body")).to_have_attribute("data-ready", "true")
+        expect(page.locator("html")).to_have_attribute("lang", language[:2])
         expect(page.locator("#app")).not_to_be_empty()
         found += violations(page, path)
 
